@@ -1,0 +1,24 @@
+#include "ephpm/clock.h"
+
+#include <chrono>
+
+namespace ephpm {
+namespace {
+
+class WallClock final : public Clock {
+ public:
+  int64_t NowMs() const override {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+};
+
+}  // namespace
+
+const Clock* SystemClock() {
+  static const WallClock* const clock = new WallClock();  // never destroyed
+  return clock;
+}
+
+}  // namespace ephpm

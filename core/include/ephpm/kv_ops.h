@@ -1,0 +1,147 @@
+/*
+ * ephpm_kv_ops: the C ABI between the store and everything written in C (the
+ * PHP extension, the session save handler, a host program).
+ *
+ * Conventions
+ *  - Every op takes the table's `ctx` first; a provider binds it to a store.
+ *  - Bytes travel as pointer + length and are binary-safe.  A NULL pointer is
+ *    allowed only with a length of 0.
+ *  - Every op returns an ephpm_kv_status.  Outputs are written only when the
+ *    op returns EPHPM_KV_OK, unless the op says otherwise.
+ *  - A buffer an op returns (get, wait, keys) is allocated with malloc(3) and
+ *    belongs to the caller, who releases it with free(3).  It is allocated
+ *    before the op returns, so a caller may use its own allocator (emalloc)
+ *    only after the op returned.
+ *  - TTLs are milliseconds; 0 means "no expiry".
+ *  - Ops are thread-safe: one table may be used from any number of threads.
+ *
+ * Growth
+ *  - The table starts with abi_version and size, then ctx, then function
+ *    pointers.  New ops are only ever appended; a changed signature gets a new
+ *    slot.  `size` is sizeof(ephpm_kv_ops) as the provider compiled it: a
+ *    caller must check EPHPM_KV_OPS_HAS(ops, slot) before using a slot that a
+ *    provider of an older revision may lack.
+ *  - abi_version changes only if the existing layout ever has to break.
+ */
+
+#ifndef EPHPM_KV_OPS_H_
+#define EPHPM_KV_OPS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EPHPM_KV_ABI_VERSION 1u
+
+/* Same values as ephpm::Status; never renumbered, only appended. */
+typedef enum ephpm_kv_status {
+  EPHPM_KV_OK = 0,
+  EPHPM_KV_NOT_FOUND = 1,          /* missing or expired */
+  EPHPM_KV_OUT_OF_MEMORY = 2,      /* memory limit or allocation failure */
+  EPHPM_KV_INVALID_ARGUMENT = 3,   /* over-long key/value, negative TTL ... */
+  EPHPM_KV_OWNER_UNREACHABLE = 4,  /* cluster: outcome unknown */
+  EPHPM_KV_WRONG_TYPE = 5,         /* the key holds another type */
+  EPHPM_KV_NOT_INTEGER = 6,        /* incr on a non-integer value */
+  EPHPM_KV_OVERFLOW = 7            /* incr result out of int64 range */
+} ephpm_kv_status;
+
+/* One key in a list returned by keys: points into the same malloc block. */
+typedef struct ephpm_kv_bytes {
+  const char *data;
+  size_t len;
+} ephpm_kv_bytes;
+
+/* A whole list in one malloc block; free(3) the ephpm_kv_list pointer once. */
+typedef struct ephpm_kv_list {
+  size_t count;
+  ephpm_kv_bytes items[]; /* followed by the bytes themselves */
+} ephpm_kv_list;
+
+typedef struct ephpm_kv_ops {
+  uint32_t abi_version; /* EPHPM_KV_ABI_VERSION */
+  uint32_t size;        /* sizeof(ephpm_kv_ops) of the provider */
+  void *ctx;            /* passed as the first argument of every op */
+
+  /* OK: *value (malloc'ed, never NULL, even for "") and *value_len.
+   * NOT_FOUND when missing or expired; WRONG_TYPE for a non-string. */
+  int (*get)(void *ctx, const char *key, size_t key_len, char **value,
+             size_t *value_len);
+
+  /* Stores a string, replacing any entry.  ttl_ms > 0 expires, 0 = none,
+   * negative = INVALID_ARGUMENT.  OUT_OF_MEMORY changes nothing. */
+  int (*set)(void *ctx, const char *key, size_t key_len, const char *value,
+             size_t value_len, int64_t ttl_ms);
+
+  /* Creates the key only if no live entry exists.  OK with *inserted = 1
+   * (created) or 0 (a live entry exists).  OUT_OF_MEMORY and
+   * OWNER_UNREACHABLE are reported as such; OWNER_UNREACHABLE means the
+   * outcome is unknown. */
+  int (*set_nx)(void *ctx, const char *key, size_t key_len, const char *value,
+                size_t value_len, int64_t ttl_ms, int *inserted);
+
+  /* OK with *removed = 1 when a live entry was removed, else 0. */
+  int (*del)(void *ctx, const char *key, size_t key_len, int64_t *removed);
+
+  /* OK with *exists = 1 when a live entry of any type is there, else 0. */
+  int (*exists)(void *ctx, const char *key, size_t key_len, int *exists);
+
+  /* Adds delta to the integer at key (missing = 0), keeping its TTL.  OK with
+   * *result.  NOT_INTEGER / OVERFLOW keep the value. */
+  int (*incr_by)(void *ctx, const char *key, size_t key_len, int64_t delta,
+                 int64_t *result);
+
+  /* Sets the TTL to ttl_ms from now; ttl_ms <= 0 deletes the key.  OK with
+   * *applied = 1 when a live entry was there, else 0. */
+  int (*expire)(void *ctx, const char *key, size_t key_len, int64_t ttl_ms,
+                int *applied);
+
+  /* OK with *ttl_ms = ms left (> 0), -1 = no expiry, -2 = missing. */
+  int (*pttl)(void *ctx, const char *key, size_t key_len, int64_t *ttl_ms);
+
+  /* Removes every entry.  Always OK. */
+  int (*flush_all)(void *ctx);
+
+  /* Blocks until the key's version differs from last_version or timeout_ms
+   * passes (an absent key has version 0).  OK with *changed = 1, *found,
+   * *value (malloc'ed when *found, else NULL), *value_len, *version; or OK
+   * with *changed = 0 on timeout (then *value is NULL and *version is the
+   * unchanged version). */
+  int (*wait)(void *ctx, const char *key, size_t key_len, uint64_t last_version,
+              int64_t timeout_ms, int *changed, int *found, char **value,
+              size_t *value_len, uint64_t *version);
+
+  /* Removes the key only while it holds a live string equal to token, in one
+   * step.  OK with *deleted = 1 or 0.  WRONG_TYPE on a non-string;
+   * OWNER_UNREACHABLE means the outcome is unknown. */
+  int (*del_if_eq)(void *ctx, const char *key, size_t key_len,
+                   const char *token, size_t token_len, int *deleted);
+
+  /* ---- appended after the original table; check EPHPM_KV_OPS_HAS ---- */
+
+  /* Removes the TTL.  OK with *applied = 1 when a live entry had one. */
+  int (*persist)(void *ctx, const char *key, size_t key_len, int *applied);
+
+  /* OK with *keys = every live key matching the Redis glob (malloc'ed). */
+  int (*keys)(void *ctx, const char *pattern, size_t pattern_len,
+              ephpm_kv_list **keys);
+
+  /* OK with *count = number of live entries. */
+  int (*dbsize)(void *ctx, uint64_t *count);
+} ephpm_kv_ops;
+
+/* True when `ops` (of the provider's `size`) has a non-NULL `slot`. */
+#define EPHPM_KV_OPS_HAS(ops, slot)                                  \
+  ((ops)->size >= offsetof(ephpm_kv_ops, slot) + sizeof((ops)->slot) && \
+   (ops)->slot != NULL)
+
+/* A short constant name for a status ("out of memory"); never NULL. */
+const char *ephpm_kv_status_name(int status);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* EPHPM_KV_OPS_H_ */

@@ -1,0 +1,64 @@
+// Settings a Store is built from.  The PHP extension and the host program
+// fill these from the ephpm.* INI settings.
+
+#ifndef EPHPM_OPTIONS_H_
+#define EPHPM_OPTIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace ephpm {
+
+class Clock;
+class Replicator;
+
+// What a write does when it would pass memory_limit.
+enum class EvictionPolicy : uint8_t {
+  kNoEviction,  // refuse the write with OutOfMemory
+  kAllKeysLru,  // evict the least recently used of sampled keys, then retry
+};
+
+enum class Compression : uint8_t { kOff, kZstd };
+
+// Hard limits that no option raises.
+inline constexpr size_t kMaxKeySize = 64 * 1024;  // bytes; longer keys are refused
+
+struct StoreOptions {
+  // Number of shards; a power of two in [1, 65536].
+  size_t shards = 64;
+
+  // Accounted bytes the store may hold; 0 = unlimited.
+  uint64_t memory_limit = 0;
+  EvictionPolicy eviction = EvictionPolicy::kNoEviction;
+  // Keys sampled per eviction (Redis's maxmemory-samples).
+  size_t eviction_samples = 5;
+
+  // Values of at least compression_threshold bytes are stored zstd-compressed
+  // when that makes them smaller.  Level as zstd's (1..22; negative = fast).
+  Compression compression = Compression::kOff;
+  size_t compression_threshold = 1024;
+  int compression_level = 3;
+
+  // Values longer than this are refused (Redis's proto-max-bulk-len default).
+  size_t max_value_size = 512u * 1024 * 1024;
+
+  // Period of the background expiry sweeper; 0 = no sweeper thread (expired
+  // entries are still invisible and are removed when touched).
+  int64_t sweep_interval_ms = 100;
+  // Expired entries removed per shard per sweep pass before the sweeper
+  // yields the shard lock and schedules another pass at once.
+  size_t sweep_budget = 64;
+
+  // Not owned; must outlive the store.  Null = SystemClock().
+  const Clock* clock = nullptr;
+  // Not owned; must outlive the store.  Null = a single node, decide locally.
+  Replicator* replicator = nullptr;
+};
+
+// Returns "" when `o` is usable, else a message naming the bad setting.
+std::string ValidateOptions(const StoreOptions& o);
+
+}  // namespace ephpm
+
+#endif  // EPHPM_OPTIONS_H_

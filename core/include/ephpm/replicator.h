@@ -1,0 +1,65 @@
+// The replication seam.  A Store calls its Replicator (if any) on every
+// client-visible mutation, and asks it where the decision for set_nx and
+// del_if_eq is made before touching its own map.  A single node installs no
+// replicator, or one whose routing hooks keep the default "decide locally".
+
+#ifndef EPHPM_REPLICATOR_H_
+#define EPHPM_REPLICATOR_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "ephpm/types.h"
+
+namespace ephpm {
+
+// Where a routed decision was made.
+template <typename Outcome>
+struct Routed {
+  enum class Where : uint8_t {
+    kLocal,             // decide on this node (the caller runs the _local op)
+    kOwner,             // the owner decided; `outcome` is its answer
+    kOwnerUnreachable,  // the owner could not be asked; outcome unknown
+  };
+  Where where = Where::kLocal;
+  Outcome outcome{};
+
+  static Routed Local() { return Routed{}; }
+  static Routed Owner(Outcome o) { return Routed{Where::kOwner, o}; }
+  static Routed Unreachable() { return Routed{Where::kOwnerUnreachable, Outcome{}}; }
+};
+
+// Thread-safe: every method is called concurrently from many threads.
+class Replicator {
+ public:
+  virtual ~Replicator() = default;
+
+  // Asked by Store::SetNx before it looks at the local map.  An owner that
+  // receives a forwarded request must call Store::SetNxLocal, never SetNx, so a
+  // request cannot bounce between nodes that disagree about ownership.
+  virtual Routed<SetNxOutcome> RouteSetNx(std::string_view key,
+                                          std::string_view value,
+                                          int64_t ttl_ms) {
+    (void)key, (void)value, (void)ttl_ms;
+    return Routed<SetNxOutcome>::Local();
+  }
+
+  // Asked by Store::DelIfEq before it looks at the local map; the owner runs
+  // Store::DelIfEqLocal.
+  virtual Routed<DelIfEqOutcome> RouteDelIfEq(std::string_view key,
+                                              std::string_view token) {
+    (void)key, (void)token;
+    return Routed<DelIfEqOutcome>::Local();
+  }
+
+  // Called after a mutation is applied, while the key's shard lock is still
+  // held, so calls for one key arrive in the order they were applied.
+  // REQUIRES: must not block, do I/O, or call back into the Store; copy what
+  // it needs and hand it to another thread.  Expiry and eviction are local
+  // and are not published.
+  virtual void Publish(const Mutation& m) { (void)m; }
+};
+
+}  // namespace ephpm
+
+#endif  // EPHPM_REPLICATOR_H_

@@ -1,0 +1,190 @@
+// ephpm::Store: the sharded in-process key-value store.
+//
+// Thread-safe: every method may be called concurrently from any number of
+// threads.  A single-key operation takes only the lock of that key's shard;
+// an operation on two keys locks both shards in index order.
+//
+// Conventions for every method below:
+//  - Keys and values are binary-safe byte strings.  An empty key is valid.
+//    A key longer than kMaxKeySize, or a value longer than
+//    StoreOptions::max_value_size, is refused with kInvalidArgument.
+//  - TTLs are milliseconds.  An expired entry is absent for every operation at
+//    every moment, whether or not it has been removed yet.
+//  - A write refused for memory returns kOutOfMemory and changes nothing.
+//  - String operations on an entry of another type return kWrongType.
+
+#ifndef EPHPM_STORE_H_
+#define EPHPM_STORE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "ephpm/clock.h"
+#include "ephpm/options.h"
+#include "ephpm/replicator.h"
+#include "ephpm/status.h"
+#include "ephpm/types.h"
+
+namespace ephpm {
+
+// Counters and gauges reported by Store::Stats().
+struct StoreStats {
+  uint64_t keys = 0;              // live entries
+  uint64_t memory_used = 0;       // accounted bytes
+  uint64_t memory_limit = 0;      // 0 = unlimited
+  uint64_t hits = 0;              // reads that found a live entry
+  uint64_t misses = 0;            // reads that found nothing
+  uint64_t expired = 0;           // expired entries removed (lazily or swept)
+  uint64_t evicted = 0;           // entries removed by the eviction policy
+  uint64_t compressed_values = 0; // entries currently stored compressed
+  uint64_t compressed_original_bytes = 0;  // their sizes before compression
+  uint64_t compressed_stored_bytes = 0;    // their sizes as stored
+};
+
+// What Store::Inspect reports about one entry.
+struct EntryInfo {
+  ValueType type = ValueType::kString;
+  bool compressed = false;
+  uint64_t value_size = 0;   // bytes a reader gets back
+  uint64_t stored_size = 0;  // bytes kept (smaller when compressed)
+  uint64_t mem_size = 0;     // bytes accounted for the whole entry
+  uint64_t version = 0;
+  int64_t expires_at_ms = 0; // 0 = no expiry
+};
+
+// What Store::WaitForChange reports.
+struct WaitResult {
+  bool changed = false;  // false: the timeout passed with the version unmoved
+  bool found = false;    // the key holds a live string
+  std::string value;     // its value when found
+  uint64_t version = 0;  // the key's version now; 0 while the key is absent
+};
+
+class Store {
+ public:
+  // Builds a store.  Returns null and sets *error when ValidateOptions fails.
+  static std::unique_ptr<Store> Create(const StoreOptions& options,
+                                       std::string* error);
+  // Stops the sweeper and waits for it.  REQUIRES: no other thread is inside
+  // a method of this store.
+  ~Store();
+
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // --- strings ------------------------------------------------------------
+
+  // kOk and the value (decompressed) in *value; kNotFound when missing or
+  // expired; kWrongType for a non-string entry.
+  Status Get(std::string_view key, std::string* value) const;
+
+  // As Get, writing the value into the buffer `alloc(size)` returns.  `alloc`
+  // may run while the shard is read-locked: it must only allocate (malloc,
+  // never PHP's allocator) and must not call into the store.  It may return
+  // null for a failed allocation, which is reported as kOutOfMemory.
+  Status GetInto(std::string_view key,
+                 absl::FunctionRef<char*(size_t)> alloc) const;
+
+  // Stores value under key, replacing any entry of any type.  ttl_ms > 0 sets
+  // an expiry, 0 none; a negative ttl_ms is kInvalidArgument.
+  Status Set(std::string_view key, std::string_view value, int64_t ttl_ms = 0);
+
+  // Creates key only when no live entry exists (an expired one counts as
+  // absent).  Asks the replicator's RouteSetNx first; kOwnerUnreachable is
+  // returned as such, never replaced by a local decision.
+  SetNxOutcome SetNx(std::string_view key, std::string_view value,
+                     int64_t ttl_ms = 0);
+  // The decision itself, under this node's shard lock.  Never routes.
+  SetNxOutcome SetNxLocal(std::string_view key, std::string_view value,
+                          int64_t ttl_ms = 0);
+
+  // Removes key.  kOk with *removed = 1 when a live entry was removed, 0 when
+  // it was missing or expired.
+  Status Del(std::string_view key, int64_t* removed);
+
+  // Removes key only while it holds a live string exactly equal to token
+  // (compared with the decompressed value), as one step under the shard's
+  // write lock.  An expired entry never matches.  Asks the replicator's
+  // RouteDelIfEq first.
+  DelIfEqOutcome DelIfEq(std::string_view key, std::string_view token);
+  // The decision itself, under this node's shard lock.  Never routes.
+  DelIfEqOutcome DelIfEqLocal(std::string_view key, std::string_view token);
+
+  // *exists = whether a live entry of any type is there.
+  Status Exists(std::string_view key, bool* exists) const;
+
+  // Adds delta to the decimal int64 stored at key (a missing or expired key
+  // counts as "0") and stores the result, keeping any TTL.  kNotInteger when
+  // the value is not a canonical decimal int64, kOverflow when the result
+  // leaves the int64 range; in both cases the value is kept.
+  Status IncrBy(std::string_view key, int64_t delta, int64_t* result);
+
+  // --- expiry -------------------------------------------------------------
+
+  // Sets key's TTL to ttl_ms from now.  A ttl_ms <= 0 deletes the key, as
+  // Redis does.  *applied = whether a live entry was there.
+  Status Expire(std::string_view key, int64_t ttl_ms, bool* applied);
+  // As Expire with an absolute time in ms since the epoch; a time not after
+  // now deletes the key.
+  Status ExpireAt(std::string_view key, int64_t at_ms, bool* applied);
+  // Removes key's TTL.  *applied = whether a live entry had one.
+  Status Persist(std::string_view key, bool* applied);
+  // *ttl_ms = milliseconds left (> 0), -1 when the key has no expiry, -2 when
+  // it is missing or expired.
+  Status Pttl(std::string_view key, int64_t* ttl_ms) const;
+
+  // --- keyspace -----------------------------------------------------------
+
+  // Appends every live key matching the Redis glob `pattern` (* ? [a-z] [^x]
+  // and \ escapes) to *out, in no particular order.  Shards are visited one
+  // at a time, so keys written meanwhile may or may not appear.
+  Status Keys(std::string_view pattern, std::vector<std::string>* out) const;
+
+  // Number of live entries.
+  uint64_t DbSize() const;
+
+  // Removes every entry.
+  void Flush();
+
+  // Moves src's entry (value, type and TTL) to dst, replacing dst.  With
+  // only_if_absent, does nothing and sets *renamed = false when dst is live.
+  // kNotFound when src is missing.  Both shards are locked in index order.
+  Status Rename(std::string_view src, std::string_view dst, bool only_if_absent,
+                bool* renamed);
+
+  // --- waiting ------------------------------------------------------------
+
+  // Blocks until key's version differs from last_version or timeout_ms
+  // passes.  Every write, delete and expiry moves a key's version; an absent
+  // key has version 0.  Returns at once when the version already differs, so
+  // last_version = 0 reads the current state of a present key.  A negative
+  // timeout_ms is kInvalidArgument.
+  Status WaitForChange(std::string_view key, uint64_t last_version,
+                       int64_t timeout_ms, WaitResult* result) const;
+
+  // --- introspection ------------------------------------------------------
+
+  // Details of a live entry; kNotFound when missing or expired.
+  Status Inspect(std::string_view key, EntryInfo* info) const;
+
+  StoreStats Stats() const;
+  const StoreOptions& options() const;
+
+  // Removes up to `budget_per_shard` expired entries from each shard; returns
+  // how many were removed.  The sweeper thread calls this; tests may too.
+  size_t SweepExpired(size_t budget_per_shard);
+
+ private:
+  class Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ephpm
+
+#endif  // EPHPM_STORE_H_

@@ -1,0 +1,57 @@
+// Small value types shared by the store and its replication seam.
+
+#ifndef EPHPM_TYPES_H_
+#define EPHPM_TYPES_H_
+
+#include <cstdint>
+#include <string_view>
+
+namespace ephpm {
+
+// What an entry holds.  String commands on an entry of another type answer
+// Status::kWrongType.
+enum class ValueType : uint8_t {
+  kString = 0,
+};
+
+// Result of Store::SetNx.
+enum class SetNxOutcome : int {
+  kInserted = 0,          // this call created the key
+  kExists = 1,            // a live entry (of any type) was already there
+  kOutOfMemory = 2,       // refused by the memory limit; nothing changed
+  kOwnerUnreachable = 3,  // cluster: the owner did not answer; outcome unknown
+  kInvalidArgument = 4,   // key or value too long, negative TTL
+};
+
+// Result of Store::DelIfEq.
+enum class DelIfEqOutcome : int {
+  kDeleted = 0,           // a live string equal to the token was removed
+  kNotMatched = 1,        // missing, expired, or a different value
+  kOwnerUnreachable = 2,  // cluster: the owner did not answer; outcome unknown
+  kWrongType = 3,         // the key holds a non-string value
+  kInvalidArgument = 4,   // key or token too long
+  kOutOfMemory = 5,       // decoding a compressed candidate failed to allocate;
+                          // nothing changed
+};
+
+// One change to the store, as handed to Replicator::Publish.  The views point
+// into the store and are valid only during the call.
+struct Mutation {
+  enum class Kind : uint8_t {
+    kSet,     // key now holds `value` (stored bytes) with `expires_at_ms`
+    kDelete,  // key was removed by a client operation
+    kExpire,  // key's expiry changed to `expires_at_ms` (0 = persistent)
+    kFlush,   // every key was removed
+  };
+  Kind kind;
+  std::string_view key;
+  ValueType type = ValueType::kString;
+  std::string_view value;  // as stored: zstd frame when `compressed`
+  bool compressed = false;
+  int64_t expires_at_ms = 0;  // absolute, 0 = none
+  uint64_t version = 0;       // the key's version after the change
+};
+
+}  // namespace ephpm
+
+#endif  // EPHPM_TYPES_H_

@@ -1,0 +1,197 @@
+// The C ops table over ephpm::Store: one-line wrappers that translate
+// arguments and results, and keep exceptions on this side of the ABI.
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string_view>
+
+#include "ephpm/kv_ops.h"
+#include "ephpm/kv_ops_store.h"
+
+namespace ephpm {
+namespace {
+
+static_assert(static_cast<int>(Status::kOk) == EPHPM_KV_OK);
+static_assert(static_cast<int>(Status::kNotFound) == EPHPM_KV_NOT_FOUND);
+static_assert(static_cast<int>(Status::kOutOfMemory) == EPHPM_KV_OUT_OF_MEMORY);
+static_assert(static_cast<int>(Status::kInvalidArgument) == EPHPM_KV_INVALID_ARGUMENT);
+static_assert(static_cast<int>(Status::kOwnerUnreachable) == EPHPM_KV_OWNER_UNREACHABLE);
+static_assert(static_cast<int>(Status::kWrongType) == EPHPM_KV_WRONG_TYPE);
+static_assert(static_cast<int>(Status::kNotInteger) == EPHPM_KV_NOT_INTEGER);
+static_assert(static_cast<int>(Status::kOverflow) == EPHPM_KV_OVERFLOW);
+
+Store* S(void* ctx) { return static_cast<Store*>(ctx); }
+std::string_view V(const char* p, size_t n) { return n == 0 ? std::string_view() : std::string_view(p, n); }
+int C(Status s) { return static_cast<int>(s); }
+
+// malloc that never returns null for a successful zero-length request.
+char* MallocBytes(size_t n) { return static_cast<char*>(std::malloc(n == 0 ? 1 : n)); }
+
+int OpGet(void* ctx, const char* key, size_t key_len, char** value, size_t* value_len) {
+  char* buf = nullptr;
+  size_t len = 0;
+  const Status st = S(ctx)->GetInto(V(key, key_len), [&](size_t n) {
+    buf = MallocBytes(n);
+    len = n;
+    return buf;
+  });
+  if (st != Status::kOk) {
+    std::free(buf);
+    return C(st);
+  }
+  *value = buf;
+  *value_len = len;
+  return EPHPM_KV_OK;
+}
+
+int OpSet(void* ctx, const char* key, size_t key_len, const char* value, size_t value_len,
+          int64_t ttl_ms) {
+  return C(S(ctx)->Set(V(key, key_len), V(value, value_len), ttl_ms));
+}
+
+int OpSetNx(void* ctx, const char* key, size_t key_len, const char* value, size_t value_len,
+            int64_t ttl_ms, int* inserted) {
+  switch (S(ctx)->SetNx(V(key, key_len), V(value, value_len), ttl_ms)) {
+    case SetNxOutcome::kInserted: *inserted = 1; return EPHPM_KV_OK;
+    case SetNxOutcome::kExists: *inserted = 0; return EPHPM_KV_OK;
+    case SetNxOutcome::kOutOfMemory: return EPHPM_KV_OUT_OF_MEMORY;
+    case SetNxOutcome::kOwnerUnreachable: return EPHPM_KV_OWNER_UNREACHABLE;
+    case SetNxOutcome::kInvalidArgument: return EPHPM_KV_INVALID_ARGUMENT;
+  }
+  return EPHPM_KV_INVALID_ARGUMENT;
+}
+
+int OpDel(void* ctx, const char* key, size_t key_len, int64_t* removed) {
+  return C(S(ctx)->Del(V(key, key_len), removed));
+}
+
+int OpExists(void* ctx, const char* key, size_t key_len, int* exists) {
+  bool e = false;
+  const Status st = S(ctx)->Exists(V(key, key_len), &e);
+  if (st == Status::kOk) *exists = e ? 1 : 0;
+  return C(st);
+}
+
+int OpIncrBy(void* ctx, const char* key, size_t key_len, int64_t delta, int64_t* result) {
+  return C(S(ctx)->IncrBy(V(key, key_len), delta, result));
+}
+
+int OpExpire(void* ctx, const char* key, size_t key_len, int64_t ttl_ms, int* applied) {
+  bool a = false;
+  const Status st = S(ctx)->Expire(V(key, key_len), ttl_ms, &a);
+  if (st == Status::kOk) *applied = a ? 1 : 0;
+  return C(st);
+}
+
+int OpPttl(void* ctx, const char* key, size_t key_len, int64_t* ttl_ms) {
+  return C(S(ctx)->Pttl(V(key, key_len), ttl_ms));
+}
+
+int OpFlushAll(void* ctx) {
+  S(ctx)->Flush();
+  return EPHPM_KV_OK;
+}
+
+int OpWait(void* ctx, const char* key, size_t key_len, uint64_t last_version, int64_t timeout_ms,
+           int* changed, int* found, char** value, size_t* value_len, uint64_t* version) {
+  try {
+    WaitResult r;
+    const Status st = S(ctx)->WaitForChange(V(key, key_len), last_version, timeout_ms, &r);
+    if (st != Status::kOk) return C(st);
+    char* buf = nullptr;
+    if (r.found) {
+      buf = MallocBytes(r.value.size());
+      if (buf == nullptr) return EPHPM_KV_OUT_OF_MEMORY;
+      std::memcpy(buf, r.value.data(), r.value.size());
+    }
+    *changed = r.changed ? 1 : 0;
+    *found = r.found ? 1 : 0;
+    *value = buf;
+    *value_len = r.found ? r.value.size() : 0;
+    *version = r.version;
+    return EPHPM_KV_OK;
+  } catch (const std::bad_alloc&) {
+    return EPHPM_KV_OUT_OF_MEMORY;
+  }
+}
+
+int OpDelIfEq(void* ctx, const char* key, size_t key_len, const char* token, size_t token_len,
+              int* deleted) {
+  switch (S(ctx)->DelIfEq(V(key, key_len), V(token, token_len))) {
+    case DelIfEqOutcome::kDeleted: *deleted = 1; return EPHPM_KV_OK;
+    case DelIfEqOutcome::kNotMatched: *deleted = 0; return EPHPM_KV_OK;
+    case DelIfEqOutcome::kOwnerUnreachable: return EPHPM_KV_OWNER_UNREACHABLE;
+    case DelIfEqOutcome::kWrongType: return EPHPM_KV_WRONG_TYPE;
+    case DelIfEqOutcome::kInvalidArgument: return EPHPM_KV_INVALID_ARGUMENT;
+    case DelIfEqOutcome::kOutOfMemory: return EPHPM_KV_OUT_OF_MEMORY;
+  }
+  return EPHPM_KV_INVALID_ARGUMENT;
+}
+
+int OpPersist(void* ctx, const char* key, size_t key_len, int* applied) {
+  bool a = false;
+  const Status st = S(ctx)->Persist(V(key, key_len), &a);
+  if (st == Status::kOk) *applied = a ? 1 : 0;
+  return C(st);
+}
+
+int OpKeys(void* ctx, const char* pattern, size_t pattern_len, ephpm_kv_list** keys) {
+  try {
+    std::vector<std::string> found;
+    const Status st = S(ctx)->Keys(V(pattern, pattern_len), &found);
+    if (st != Status::kOk) return C(st);
+    size_t bytes = sizeof(ephpm_kv_list) + found.size() * sizeof(ephpm_kv_bytes);
+    for (const auto& k : found) bytes += k.size();
+    auto* list = static_cast<ephpm_kv_list*>(std::malloc(bytes));
+    if (list == nullptr) return EPHPM_KV_OUT_OF_MEMORY;
+    list->count = found.size();
+    char* data = reinterpret_cast<char*>(list->items + found.size());
+    for (size_t i = 0; i < found.size(); ++i) {
+      if (!found[i].empty()) std::memcpy(data, found[i].data(), found[i].size());
+      list->items[i].data = data;
+      list->items[i].len = found[i].size();
+      data += found[i].size();
+    }
+    *keys = list;
+    return EPHPM_KV_OK;
+  } catch (const std::bad_alloc&) {
+    return EPHPM_KV_OUT_OF_MEMORY;
+  }
+}
+
+int OpDbSize(void* ctx, uint64_t* count) {
+  *count = S(ctx)->DbSize();
+  return EPHPM_KV_OK;
+}
+
+}  // namespace
+
+ephpm_kv_ops MakeKvOps(Store* store) {
+  ephpm_kv_ops ops{};
+  ops.abi_version = EPHPM_KV_ABI_VERSION;
+  ops.size = sizeof(ephpm_kv_ops);
+  ops.ctx = store;
+  ops.get = OpGet;
+  ops.set = OpSet;
+  ops.set_nx = OpSetNx;
+  ops.del = OpDel;
+  ops.exists = OpExists;
+  ops.incr_by = OpIncrBy;
+  ops.expire = OpExpire;
+  ops.pttl = OpPttl;
+  ops.flush_all = OpFlushAll;
+  ops.wait = OpWait;
+  ops.del_if_eq = OpDelIfEq;
+  ops.persist = OpPersist;
+  ops.keys = OpKeys;
+  ops.dbsize = OpDbSize;
+  return ops;
+}
+
+}  // namespace ephpm
+
+extern "C" const char* ephpm_kv_status_name(int status) {
+  if (status < EPHPM_KV_OK || status > EPHPM_KV_OVERFLOW) return "unknown status";
+  return ephpm::StatusName(static_cast<ephpm::Status>(status));
+}

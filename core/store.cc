@@ -1,0 +1,1282 @@
+#include "ephpm/store.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <utility>
+
+#include "absl/container/btree_set.h"
+#include "absl/container/flat_hash_map.h"
+#include "compression.h"
+#include "glob.h"
+#include "int64_text.h"
+#include "shared_mutex.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace ephpm {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Keys and hashing.
+//
+// One XXH3-128 of the key gives two independent 64-bit halves: the low half
+// picks the shard, the high half is the hash the shard's map uses.  Keys in
+// one shard therefore share no bits of the map's hash.
+
+struct HashedKey {
+  std::string_view key;
+  uint64_t shard_hash;
+  uint64_t map_hash;
+};
+
+HashedKey HashKey(std::string_view key) {
+  const XXH128_hash_t h = XXH3_128bits(key.data(), key.size());
+  return HashedKey{key, h.low64, h.high64};
+}
+
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(const HashedKey& k) const { return k.map_hash; }
+  size_t operator()(std::string_view k) const { return HashKey(k).map_hash; }
+  size_t operator()(const std::string& k) const { return HashKey(k).map_hash; }
+};
+
+struct KeyEq {
+  using is_transparent = void;
+  static std::string_view View(const HashedKey& k) { return k.key; }
+  static std::string_view View(std::string_view k) { return k; }
+  static std::string_view View(const std::string& k) { return k; }
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    return View(a) == View(b);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Entries.
+
+struct Entry {
+  std::string value;           // as stored (a zstd frame when compressed)
+  int64_t expires_at = 0;      // absolute ms, 0 = none
+  uint64_t version = 0;
+  uint64_t original_size = 0;  // bytes a reader gets back
+  uint64_t mem_size = 0;       // accounted bytes for the whole entry
+  ValueType type = ValueType::kString;
+  bool compressed = false;
+  // Written by readers under the shared lock, hence atomic.
+  mutable std::atomic<int64_t> last_access{0};
+
+  Entry() = default;
+  // The map moves entries only under the exclusive lock (rehash), so a
+  // relaxed copy of last_access is exact.
+  Entry(Entry&& o) noexcept
+      : value(std::move(o.value)),
+        expires_at(o.expires_at),
+        version(o.version),
+        original_size(o.original_size),
+        mem_size(o.mem_size),
+        type(o.type),
+        compressed(o.compressed),
+        last_access(o.last_access.load(std::memory_order_relaxed)) {}
+  Entry& operator=(Entry&& o) noexcept {
+    value = std::move(o.value);
+    expires_at = o.expires_at;
+    version = o.version;
+    original_size = o.original_size;
+    mem_size = o.mem_size;
+    type = o.type;
+    compressed = o.compressed;
+    last_access.store(o.last_access.load(std::memory_order_relaxed),
+                      std::memory_order_relaxed);
+    return *this;
+  }
+};
+
+using Map = absl::flat_hash_map<std::string, Entry, KeyHash, KeyEq>;
+
+// Expiry index: (expires_at, key), earliest first.  The comparator is
+// transparent so that lookups and erasures by (time, string_view) never copy
+// (and never allocate) a key.
+struct TtlItem {
+  int64_t at;
+  std::string key;
+};
+struct TtlRef {
+  int64_t at;
+  std::string_view key;
+};
+struct TtlLess {
+  using is_transparent = void;
+  static TtlRef Ref(const TtlItem& i) { return TtlRef{i.at, i.key}; }
+  static TtlRef Ref(const TtlRef& r) { return r; }
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    const TtlRef x = Ref(a), y = Ref(b);
+    return x.at != y.at ? x.at < y.at : x.key < y.key;
+  }
+};
+using TtlIndex = absl::btree_set<TtlItem, TtlLess>;
+
+bool IsExpired(const Entry& e, int64_t now) {
+  return e.expires_at != 0 && e.expires_at <= now;
+}
+
+// Accounted size of an entry.  Deterministic (not malloc's actual usage) so
+// that the total is exact: the sum of every entry's mem_size.
+constexpr uint64_t kEntryOverhead = sizeof(std::pair<const std::string, Entry>) + 1;
+constexpr uint64_t kTtlOverhead = sizeof(TtlItem) + 16;  // + a share of a node
+
+uint64_t EntryMem(size_t key_len, size_t stored_len, bool has_ttl) {
+  uint64_t m = kEntryOverhead + key_len + stored_len;
+  if (has_ttl) m += kTtlOverhead + key_len;
+  return m;
+}
+
+// A value ready to be stored: compressed outside any lock.
+struct Prepared {
+  std::string stored;
+  uint64_t original_size = 0;
+  bool compressed = false;
+};
+
+}  // namespace
+
+const char* StatusName(Status s) {
+  switch (s) {
+    case Status::kOk: return "ok";
+    case Status::kNotFound: return "not found";
+    case Status::kOutOfMemory: return "out of memory";
+    case Status::kInvalidArgument: return "invalid argument";
+    case Status::kOwnerUnreachable: return "owner unreachable";
+    case Status::kWrongType: return "wrong type";
+    case Status::kNotInteger: return "not an integer";
+    case Status::kOverflow: return "integer overflow";
+  }
+  return "unknown status";
+}
+
+std::string ValidateOptions(const StoreOptions& o) {
+  if (o.shards == 0 || o.shards > 65536 || (o.shards & (o.shards - 1)) != 0) {
+    return "shards must be a power of two between 1 and 65536";
+  }
+  if (o.eviction_samples == 0 || o.eviction_samples > 64) {
+    return "eviction_samples must be between 1 and 64";
+  }
+  if (o.compression == Compression::kZstd &&
+      (o.compression_level < -7 || o.compression_level > 22)) {
+    return "compression_level must be between -7 and 22";
+  }
+  if (o.max_value_size == 0) return "max_value_size must be positive";
+  if (o.sweep_interval_ms < 0) return "sweep_interval_ms must not be negative";
+  if (o.sweep_budget == 0) return "sweep_budget must be positive";
+  return "";
+}
+
+// ---------------------------------------------------------------------------
+class Store::Impl {
+ public:
+  struct alignas(64) Shard {
+    mutable SharedMutex mu;
+    Map map ABSL_GUARDED_BY(mu);
+    TtlIndex ttl ABSL_GUARDED_BY(mu);
+    uint64_t last_version ABSL_GUARDED_BY(mu) = 0;
+    // Eviction resumes sampling at this key: a clock hand over the map, so
+    // successive samples cover the whole table.
+    std::string evict_cursor ABSL_GUARDED_BY(mu);
+    bool has_evict_cursor ABSL_GUARDED_BY(mu) = false;
+    uint64_t compressed_values ABSL_GUARDED_BY(mu) = 0;
+    uint64_t compressed_original ABSL_GUARDED_BY(mu) = 0;
+    uint64_t compressed_stored ABSL_GUARDED_BY(mu) = 0;
+
+    // Counted by readers under the shared lock, hence atomic.
+    mutable std::atomic<uint64_t> hits{0};
+    mutable std::atomic<uint64_t> misses{0};
+    std::atomic<uint64_t> expired{0};
+    std::atomic<uint64_t> evicted{0};
+
+    // WaitForChange: a writer that changed a key of this shard bumps
+    // wake_seq and notifies, but only while someone waits.
+    mutable std::mutex wait_mu;
+    mutable std::condition_variable wait_cv;
+    mutable std::atomic<uint64_t> wake_seq{0};
+    mutable std::atomic<int> waiters{0};
+  };
+
+  explicit Impl(const StoreOptions& o)
+      : options_(o),
+        clock_(o.clock != nullptr ? o.clock : SystemClock()),
+        shard_mask_(o.shards - 1),
+        shards_(new Shard[o.shards]) {
+    if (o.sweep_interval_ms > 0) sweeper_ = std::thread([this] { SweepLoop(); });
+  }
+
+  ~Impl() {
+    if (!sweeper_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> l(sweep_mu_);
+      stop_ = true;
+    }
+    sweep_cv_.notify_all();
+    sweeper_.join();
+  }
+
+  const StoreOptions& options() const { return options_; }
+
+  // --- strings ------------------------------------------------------------
+
+  Status GetInto(std::string_view key, absl::FunctionRef<char*(size_t)> alloc) const {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    std::string frame;  // a compressed value, decoded after the unlock
+    uint64_t original_size = 0;
+    {
+      ReaderLock l(&s.mu);
+      auto it = s.map.find(hk);
+      const int64_t now = it == s.map.end() ? 0 : NowFor(it->second);
+      if (it == s.map.end() || IsExpired(it->second, now)) {
+        s.misses.fetch_add(1, std::memory_order_relaxed);
+        if (it == s.map.end()) return Status::kNotFound;
+        frame.clear();  // fall through to the lazy reap below
+        original_size = UINT64_MAX;
+      } else {
+        const Entry& e = it->second;
+        if (e.type != ValueType::kString) return Status::kWrongType;
+        s.hits.fetch_add(1, std::memory_order_relaxed);
+        if (lru()) e.last_access.store(now, std::memory_order_relaxed);
+        if (!e.compressed) return Emit(e.value, false, e.original_size, alloc);
+        frame = e.value;
+        original_size = e.original_size;
+      }
+    }
+    if (original_size == UINT64_MAX) {  // expired: remove it now (lazy expiry)
+      ReapIfExpired(hk);
+      return Status::kNotFound;
+    }
+    return Emit(frame, true, original_size, alloc);
+  }
+
+  Status Set(std::string_view key, std::string_view value, int64_t ttl_ms) {
+    if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0) return Status::kInvalidArgument;
+    Prepared p = Prepare(value);
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    return WithEviction<Status>([&](uint64_t* shortfall) {
+      bool changed = false;
+      const Status st = [&] {
+        WriterLock l(&s.mu);
+        const int64_t now = clock_->NowMs();
+        int64_t expires_at = 0;
+        if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
+          return Status::kInvalidArgument;
+        }
+        auto it = FindLiveForWriteLocked(s, hk, now, &changed);
+        return PutLocked(s, it, hk, &p, expires_at, now, shortfall, &changed);
+      }();
+      if (changed) Notify(s);
+      return st;
+    });
+  }
+
+  SetNxOutcome SetNx(std::string_view key, std::string_view value, int64_t ttl_ms) {
+    if (options_.replicator != nullptr) {
+      const Routed<SetNxOutcome> r = options_.replicator->RouteSetNx(key, value, ttl_ms);
+      switch (r.where) {
+        case Routed<SetNxOutcome>::Where::kLocal: break;
+        case Routed<SetNxOutcome>::Where::kOwner: return r.outcome;
+        case Routed<SetNxOutcome>::Where::kOwnerUnreachable:
+          return SetNxOutcome::kOwnerUnreachable;
+      }
+    }
+    return SetNxLocal(key, value, ttl_ms);
+  }
+
+  SetNxOutcome SetNxLocal(std::string_view key, std::string_view value, int64_t ttl_ms) {
+    if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0) return SetNxOutcome::kInvalidArgument;
+    Prepared p = Prepare(value);
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    return WithEviction<SetNxOutcome>([&](uint64_t* shortfall) {
+      bool changed = false;
+      const SetNxOutcome out = [&] {
+        WriterLock l(&s.mu);
+        const int64_t now = clock_->NowMs();
+        int64_t expires_at = 0;
+        if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
+          return SetNxOutcome::kInvalidArgument;
+        }
+        auto it = FindLiveForWriteLocked(s, hk, now, &changed);
+        if (it != s.map.end()) return SetNxOutcome::kExists;
+        return PutLocked(s, it, hk, &p, expires_at, now, shortfall, &changed) == Status::kOk
+                   ? SetNxOutcome::kInserted
+                   : SetNxOutcome::kOutOfMemory;
+      }();
+      if (changed) Notify(s);
+      return out;
+    });
+  }
+
+  Status Del(std::string_view key, int64_t* removed) {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    bool changed = false;
+    {
+      WriterLock l(&s.mu);
+      auto it = FindLiveForWriteLocked(s, hk, clock_->NowMs(), &changed);
+      *removed = it != s.map.end() ? 1 : 0;
+      if (*removed == 1) {
+        RemoveLocked(s, it);
+        PublishLocked(Mutation::Kind::kDelete, key, nullptr);
+        changed = true;
+      }
+    }
+    if (changed) Notify(s);
+    return Status::kOk;
+  }
+
+  DelIfEqOutcome DelIfEq(std::string_view key, std::string_view token) {
+    if (options_.replicator != nullptr) {
+      const Routed<DelIfEqOutcome> r = options_.replicator->RouteDelIfEq(key, token);
+      switch (r.where) {
+        case Routed<DelIfEqOutcome>::Where::kLocal: break;
+        case Routed<DelIfEqOutcome>::Where::kOwner: return r.outcome;
+        case Routed<DelIfEqOutcome>::Where::kOwnerUnreachable:
+          return DelIfEqOutcome::kOwnerUnreachable;
+      }
+    }
+    return DelIfEqLocal(key, token);
+  }
+
+  DelIfEqOutcome DelIfEqLocal(std::string_view key, std::string_view token) {
+    if (!KeyOk(key) || !ValueOk(token)) return DelIfEqOutcome::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    bool changed = false;
+    const DelIfEqOutcome out = [&] {
+      // The compare and the removal are one step under the write lock: no
+      // other writer can replace the value between them.
+      WriterLock l(&s.mu);
+      auto it = FindLiveForWriteLocked(s, hk, clock_->NowMs(), &changed);
+      if (it == s.map.end()) return DelIfEqOutcome::kNotMatched;
+      if (it->second.type != ValueType::kString) return DelIfEqOutcome::kWrongType;
+      if (!EqualsLocked(it->second, token)) return DelIfEqOutcome::kNotMatched;
+      RemoveLocked(s, it);
+      PublishLocked(Mutation::Kind::kDelete, key, nullptr);
+      changed = true;
+      return DelIfEqOutcome::kDeleted;
+    }();
+    if (changed) Notify(s);
+    return out;
+  }
+
+  Status Exists(std::string_view key, bool* exists) const {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    ReaderLock l(&s.mu);
+    auto it = s.map.find(hk);
+    *exists = it != s.map.end() && !IsExpired(it->second, NowFor(it->second));
+    return Status::kOk;
+  }
+
+  Status IncrBy(std::string_view key, int64_t delta, int64_t* result) {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    return WithEviction<Status>([&](uint64_t* shortfall) {
+      bool changed = false;
+      const Status st = [&] {
+        WriterLock l(&s.mu);
+        const int64_t now = clock_->NowMs();
+        auto it = FindLiveForWriteLocked(s, hk, now, &changed);
+        int64_t current = 0;
+        int64_t expires_at = 0;
+        if (it != s.map.end()) {
+          const Entry& e = it->second;
+          if (e.type != ValueType::kString) return Status::kWrongType;
+          if (!ReadInt64Locked(e, &current)) return Status::kNotInteger;
+          expires_at = e.expires_at;  // INCR keeps the TTL
+        }
+        int64_t next;
+        if (__builtin_add_overflow(current, delta, &next)) return Status::kOverflow;
+        Prepared p;
+        p.stored = std::to_string(next);
+        p.original_size = p.stored.size();
+        const Status put = PutLocked(s, it, hk, &p, expires_at, now, shortfall, &changed);
+        if (put == Status::kOk) *result = next;
+        return put;
+      }();
+      if (changed) Notify(s);
+      return st;
+    });
+  }
+
+  // --- expiry -------------------------------------------------------------
+
+  Status Expire(std::string_view key, int64_t ttl_ms, bool* applied) {
+    if (ttl_ms <= 0) return ExpireAt(key, std::numeric_limits<int64_t>::min(), applied);
+    int64_t at = 0;
+    if (!ExpiryFrom(clock_->NowMs(), ttl_ms, &at)) return Status::kInvalidArgument;
+    return ExpireAt(key, at, applied);
+  }
+
+  Status ExpireAt(std::string_view key, int64_t at_ms, bool* applied) {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    bool changed = false;
+    const Status st = [&] {
+      WriterLock l(&s.mu);
+      const int64_t now = clock_->NowMs();
+      auto it = FindLiveForWriteLocked(s, hk, now, &changed);
+      *applied = it != s.map.end();
+      if (!*applied) return Status::kOk;
+      if (at_ms <= now) {  // a time already past deletes, as in Redis
+        RemoveLocked(s, it);
+        PublishLocked(Mutation::Kind::kDelete, key, nullptr);
+        changed = true;
+        return Status::kOk;
+      }
+      const Status r = SetExpiryLocked(s, it, at_ms);
+      if (r == Status::kOk) {
+        PublishLocked(Mutation::Kind::kExpire, key, &it->second);
+        changed = true;
+      }
+      return r;
+    }();
+    if (changed) Notify(s);
+    return st;
+  }
+
+  Status Persist(std::string_view key, bool* applied) {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    bool changed = false;
+    {
+      WriterLock l(&s.mu);
+      auto it = FindLiveForWriteLocked(s, hk, clock_->NowMs(), &changed);
+      *applied = it != s.map.end() && it->second.expires_at != 0;
+      if (*applied) {
+        SetExpiryLocked(s, it, 0);  // removing a TTL allocates nothing
+        PublishLocked(Mutation::Kind::kExpire, key, &it->second);
+        changed = true;
+      }
+    }
+    if (changed) Notify(s);
+    return Status::kOk;
+  }
+
+  Status Pttl(std::string_view key, int64_t* ttl_ms) const {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    ReaderLock l(&s.mu);
+    auto it = s.map.find(hk);
+    if (it == s.map.end()) {
+      *ttl_ms = -2;
+    } else if (it->second.expires_at == 0) {
+      *ttl_ms = -1;
+    } else {
+      const int64_t now = clock_->NowMs();
+      *ttl_ms = IsExpired(it->second, now) ? -2 : it->second.expires_at - now;
+    }
+    return Status::kOk;
+  }
+
+  // --- keyspace -----------------------------------------------------------
+
+  Status Keys(std::string_view pattern, std::vector<std::string>* out) const {
+    const bool all = pattern == "*";
+    for (size_t i = 0; i <= shard_mask_; ++i) {
+      Shard& s = shards_[i];
+      ReaderLock l(&s.mu);
+      const int64_t now = clock_->NowMs();
+      for (const auto& [k, e] : s.map) {
+        if (IsExpired(e, now)) continue;
+        if (all || GlobMatch(pattern, k)) out->push_back(k);
+      }
+    }
+    return Status::kOk;
+  }
+
+  uint64_t DbSize() const {
+    uint64_t n = 0;
+    for (size_t i = 0; i <= shard_mask_; ++i) {
+      Shard& s = shards_[i];
+      ReaderLock l(&s.mu);
+      n += LiveCountLocked(s, clock_->NowMs());
+    }
+    return n;
+  }
+
+  void Flush() {
+    for (size_t i = 0; i <= shard_mask_; ++i) {
+      Shard& s = shards_[i];
+      bool had = false;
+      {
+        WriterLock l(&s.mu);
+        had = !s.map.empty();
+        uint64_t mem = 0;
+        for (const auto& kv : s.map) mem += kv.second.mem_size;
+        used_.fetch_sub(mem, std::memory_order_relaxed);
+        Map().swap(s.map);  // swap, not clear(): the table's memory goes too
+        TtlIndex().swap(s.ttl);
+        s.has_evict_cursor = false;
+        s.compressed_values = s.compressed_original = s.compressed_stored = 0;
+      }
+      if (had) Notify(s);
+    }
+    if (options_.replicator != nullptr) {
+      Mutation m;
+      m.kind = Mutation::Kind::kFlush;
+      options_.replicator->Publish(m);
+    }
+  }
+
+  Status Rename(std::string_view src, std::string_view dst, bool only_if_absent,
+                bool* renamed) {
+    if (!KeyOk(src) || !KeyOk(dst)) return Status::kInvalidArgument;
+    const HashedKey hs = HashKey(src), hd = HashKey(dst);
+    Shard& a = ShardFor(hs);
+    Shard& b = ShardFor(hd);
+    return WithEviction<Status>([&](uint64_t* shortfall) {
+      bool changed = false;
+      Status st;
+      {
+        PairLock l(this, &a, &b);
+        st = RenameLocked(a, b, hs, hd, only_if_absent, renamed, shortfall, &changed);
+      }
+      if (changed) {
+        Notify(a);
+        if (&a != &b) Notify(b);
+      }
+      return st;
+    });
+  }
+
+  // --- waiting ------------------------------------------------------------
+
+  Status WaitForChange(std::string_view key, uint64_t last_version, int64_t timeout_ms,
+                       WaitResult* r) const {
+    if (!KeyOk(key) || timeout_ms < 0) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    using Steady = std::chrono::steady_clock;
+    const auto deadline = Steady::now() + std::chrono::milliseconds(timeout_ms);
+    std::string frame;
+    bool compressed = false;
+    uint64_t original_size = 0;
+    r->changed = r->found = false;
+    r->value.clear();
+
+    // Registered before the first look, so a writer that changes the key
+    // after that look sees a waiter and notifies (see Notify).
+    s.waiters.fetch_add(1, std::memory_order_seq_cst);
+    for (;;) {
+      const uint64_t seq = s.wake_seq.load(std::memory_order_seq_cst);
+      uint64_t version = 0;
+      int64_t expires_in = 0;  // ms until the live entry expires, 0 = never
+      {
+        ReaderLock l(&s.mu);
+        auto it = s.map.find(hk);
+        const int64_t now = it == s.map.end() ? 0 : NowFor(it->second);
+        if (it != s.map.end() && !IsExpired(it->second, now)) {
+          const Entry& e = it->second;
+          version = e.version;
+          if (e.expires_at != 0) expires_in = e.expires_at - now;
+          if (version != last_version && e.type == ValueType::kString) {
+            r->found = true;
+            frame = e.value;
+            compressed = e.compressed;
+            original_size = e.original_size;
+          }
+        }
+      }
+      r->version = version;
+      if (version != last_version) {
+        r->changed = true;
+        break;
+      }
+      const auto steady_now = Steady::now();
+      if (steady_now >= deadline) break;
+      auto wake_at = deadline;
+      if (expires_in > 0) {  // its expiry moves the version too
+        wake_at = std::min(wake_at, steady_now + std::chrono::milliseconds(expires_in));
+      }
+      std::unique_lock<std::mutex> l(s.wait_mu);
+      s.wait_cv.wait_until(l, wake_at, [&] {
+        return s.wake_seq.load(std::memory_order_seq_cst) != seq;
+      });
+    }
+    s.waiters.fetch_sub(1, std::memory_order_seq_cst);
+
+    if (!r->found) return Status::kOk;
+    return Emit(frame, compressed, original_size, [r](size_t n) {
+      r->value.resize(n);
+      return r->value.data();
+    });
+  }
+
+  // --- introspection ------------------------------------------------------
+
+  Status Inspect(std::string_view key, EntryInfo* info) const {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    ReaderLock l(&s.mu);
+    auto it = s.map.find(hk);
+    if (it == s.map.end() || IsExpired(it->second, NowFor(it->second))) {
+      return Status::kNotFound;
+    }
+    const Entry& e = it->second;
+    info->type = e.type;
+    info->compressed = e.compressed;
+    info->value_size = e.original_size;
+    info->stored_size = e.value.size();
+    info->mem_size = e.mem_size;
+    info->version = e.version;
+    info->expires_at_ms = e.expires_at;
+    return Status::kOk;
+  }
+
+  StoreStats Stats() const {
+    StoreStats st;
+    st.memory_limit = options_.memory_limit;
+    for (size_t i = 0; i <= shard_mask_; ++i) {
+      Shard& s = shards_[i];
+      st.hits += s.hits.load(std::memory_order_relaxed);
+      st.misses += s.misses.load(std::memory_order_relaxed);
+      st.expired += s.expired.load(std::memory_order_relaxed);
+      st.evicted += s.evicted.load(std::memory_order_relaxed);
+      ReaderLock l(&s.mu);
+      st.keys += LiveCountLocked(s, clock_->NowMs());
+      st.compressed_values += s.compressed_values;
+      st.compressed_original_bytes += s.compressed_original;
+      st.compressed_stored_bytes += s.compressed_stored;
+    }
+    st.memory_used = used_.load(std::memory_order_relaxed);
+    return st;
+  }
+
+  // --- expiry sweeping ----------------------------------------------------
+
+  // Removes up to `budget` expired entries from each shard, earliest expiry
+  // first; *more is set when a shard had more left.  With the ordered index
+  // nothing has to be sampled: every entry removed here is expired.
+  size_t Sweep(size_t budget, bool* more) {
+    size_t total = 0;
+    for (size_t i = 0; i <= shard_mask_; ++i) {
+      Shard& s = shards_[i];
+      size_t removed = 0;
+      {
+        WriterLock l(&s.mu);
+        const int64_t now = clock_->NowMs();
+        while (!s.ttl.empty() && s.ttl.begin()->at <= now) {
+          if (removed == budget) {
+            *more = true;
+            break;
+          }
+          auto it = s.map.find(std::string_view(s.ttl.begin()->key));
+          RemoveLocked(s, it);  // erases the index node too
+          ++removed;
+        }
+      }
+      if (removed > 0) {
+        s.expired.fetch_add(removed, std::memory_order_relaxed);
+        Notify(s);
+      }
+      total += removed;
+    }
+    return total;
+  }
+
+ private:
+  static constexpr int kMaxEvictionRounds = 16;
+
+  // Locks two shards in index order (once when they are the same shard), so
+  // that two-key operations cannot deadlock each other.
+  class ABSL_SCOPED_LOCKABLE PairLock {
+   public:
+    PairLock(const Impl* impl, Shard* a, Shard* b) ABSL_EXCLUSIVE_LOCK_FUNCTION(a->mu, b->mu)
+        ABSL_NO_THREAD_SAFETY_ANALYSIS : first_(a), second_(b) {
+      if (impl->IndexOf(a) > impl->IndexOf(b)) std::swap(first_, second_);
+      first_->mu.Lock();
+      if (second_ != first_) second_->mu.Lock();
+    }
+    ~PairLock() ABSL_UNLOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      if (second_ != first_) second_->mu.Unlock();
+      first_->mu.Unlock();
+    }
+    PairLock(const PairLock&) = delete;
+    PairLock& operator=(const PairLock&) = delete;
+
+   private:
+    Shard* first_;
+    Shard* second_;
+  };
+
+  bool KeyOk(std::string_view key) const { return key.size() <= kMaxKeySize; }
+  bool ValueOk(std::string_view v) const { return v.size() <= options_.max_value_size; }
+  bool lru() const { return options_.eviction == EvictionPolicy::kAllKeysLru; }
+  Shard& ShardFor(const HashedKey& hk) const { return shards_[hk.shard_hash & shard_mask_]; }
+  size_t IndexOf(const Shard* s) const { return static_cast<size_t>(s - shards_.get()); }
+
+  // The clock is read only when the answer depends on it.
+  int64_t NowFor(const Entry& e) const {
+    return e.expires_at != 0 || lru() ? clock_->NowMs() : 0;
+  }
+
+  // now + ttl_ms, refusing a sum past the int64 range.
+  static bool ExpiryFrom(int64_t now, int64_t ttl_ms, int64_t* at) {
+    return !__builtin_add_overflow(now, ttl_ms, at);
+  }
+
+  Prepared Prepare(std::string_view value) const {
+    Prepared p;
+    p.original_size = value.size();
+    if (options_.compression == Compression::kZstd &&
+        value.size() >= options_.compression_threshold &&
+        ZstdCompressIfSmaller(value, options_.compression_level, &p.stored)) {
+      p.compressed = true;
+      return p;
+    }
+    p.stored.assign(value.data(), value.size());
+    return p;
+  }
+
+  // --- memory -------------------------------------------------------------
+
+  // Moves the accounted total from old_mem to new_mem for one entry.  A
+  // growth that would pass the limit is refused (false, *shortfall = bytes
+  // over) unless `force` (operations Redis never refuses for memory, such as
+  // EXPIRE).  A shrink is applied by Release once the change is made.
+  bool Reserve(uint64_t new_mem, uint64_t old_mem, bool force, uint64_t* shortfall) {
+    if (new_mem <= old_mem) return true;
+    const uint64_t delta = new_mem - old_mem;
+    const uint64_t limit = options_.memory_limit;
+    if (limit == 0 || force) {
+      used_.fetch_add(delta, std::memory_order_relaxed);
+      return true;
+    }
+    uint64_t cur = used_.load(std::memory_order_relaxed);
+    do {
+      if (cur + delta > limit) {
+        *shortfall = cur + delta - limit;
+        return false;
+      }
+    } while (!used_.compare_exchange_weak(cur, cur + delta, std::memory_order_relaxed));
+    return true;
+  }
+  void Unreserve(uint64_t new_mem, uint64_t old_mem) {
+    if (new_mem > old_mem) used_.fetch_sub(new_mem - old_mem, std::memory_order_relaxed);
+  }
+  void Release(uint64_t new_mem, uint64_t old_mem) {
+    if (new_mem < old_mem) used_.fetch_sub(old_mem - new_mem, std::memory_order_relaxed);
+  }
+
+  // Runs `attempt`, which takes its lock and reports a reservation refused
+  // by the limit through its shortfall argument; under allkeys-lru, evicts
+  // (holding no lock) and tries again.
+  template <typename Result, typename Attempt>
+  Result WithEviction(Attempt attempt) {
+    for (int round = 0;; ++round) {
+      uint64_t shortfall = 0;
+      Result r = attempt(&shortfall);
+      if (shortfall == 0 || !lru() || round >= kMaxEvictionRounds || !EvictFor(shortfall)) {
+        return r;
+      }
+    }
+  }
+
+  // --- helpers under a shard lock ----------------------------------------
+
+  static void TrackCompressedLocked(Shard& s, const Entry& e, bool add)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    if (!e.compressed) return;
+    if (add) {
+      s.compressed_values++;
+      s.compressed_original += e.original_size;
+      s.compressed_stored += e.value.size();
+    } else {
+      s.compressed_values--;
+      s.compressed_original -= e.original_size;
+      s.compressed_stored -= e.value.size();
+    }
+  }
+
+  static uint64_t LiveCountLocked(const Shard& s, int64_t now) ABSL_SHARED_LOCKS_REQUIRED(s.mu) {
+    uint64_t expired = 0;
+    for (auto it = s.ttl.begin(); it != s.ttl.end() && it->at <= now; ++it) ++expired;
+    return s.map.size() - expired;
+  }
+
+  // Removes the entry at `it` and its index node, settling memory.  Allocates
+  // nothing.  The caller publishes and notifies.
+  void RemoveLocked(Shard& s, Map::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    const Entry& e = it->second;
+    if (e.expires_at != 0) s.ttl.erase(TtlRef{e.expires_at, it->first});
+    TrackCompressedLocked(s, e, false);
+    used_.fetch_sub(e.mem_size, std::memory_order_relaxed);
+    s.map.erase(it);
+  }
+
+  // Finds `hk` for a write.  An expired entry met here is removed (lazy
+  // expiry), reported as absent, and sets *changed.
+  Map::iterator FindLiveForWriteLocked(Shard& s, const HashedKey& hk, int64_t now,
+                                       bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    auto it = s.map.find(hk);
+    if (it != s.map.end() && IsExpired(it->second, now)) {
+      RemoveLocked(s, it);
+      s.expired.fetch_add(1, std::memory_order_relaxed);
+      *changed = true;
+      return s.map.end();
+    }
+    return it;
+  }
+
+  // Lazy expiry for readers, which see an expired entry under the shared
+  // lock and cannot remove it there.
+  void ReapIfExpired(const HashedKey& hk) const {
+    Shard& s = ShardFor(hk);
+    bool changed = false;
+    {
+      WriterLock l(&s.mu);
+      const_cast<Impl*>(this)->FindLiveForWriteLocked(s, hk, clock_->NowMs(), &changed);
+    }
+    if (changed) Notify(s);
+  }
+
+  // Makes `p` the string value of key `hk` with expiry `expires_at`,
+  // replacing the live entry at `it` (or creating one when it == end), then
+  // publishes it.  All or nothing: kOutOfMemory leaves everything as it was
+  // (*shortfall > 0 when the limit refused it).  Sets *changed on success.
+  Status PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, Prepared* p,
+                   int64_t expires_at, int64_t now, uint64_t* shortfall, bool* changed)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    const bool exists = it != s.map.end();
+    const uint64_t old_mem = exists ? it->second.mem_size : 0;
+    const int64_t old_expiry = exists ? it->second.expires_at : 0;
+    const uint64_t new_mem = EntryMem(hk.key.size(), p->stored.size(), expires_at != 0);
+    if (!Reserve(new_mem, old_mem, false, shortfall)) return Status::kOutOfMemory;
+
+    // The steps that allocate come first, and are undone if one throws.
+    bool ttl_inserted = false;
+    try {
+      if (expires_at != 0 && expires_at != old_expiry) {
+        ttl_inserted = s.ttl.insert(TtlItem{expires_at, std::string(hk.key)}).second;
+      }
+      if (!exists) {
+        it = s.map.lazy_emplace(hk, [&hk](const Map::constructor& ctor) {
+          ctor(std::piecewise_construct, std::forward_as_tuple(hk.key), std::forward_as_tuple());
+        });
+      }
+    } catch (const std::bad_alloc&) {
+      if (ttl_inserted) s.ttl.erase(TtlRef{expires_at, hk.key});
+      Unreserve(new_mem, old_mem);
+      return Status::kOutOfMemory;
+    }
+
+    // Nothing below allocates.
+    Entry& e = it->second;
+    if (exists) {
+      TrackCompressedLocked(s, e, false);
+      if (old_expiry != 0 && old_expiry != expires_at) s.ttl.erase(TtlRef{old_expiry, it->first});
+    }
+    e.value = std::move(p->stored);
+    e.original_size = p->original_size;
+    e.compressed = p->compressed;
+    e.type = ValueType::kString;
+    e.expires_at = expires_at;
+    e.mem_size = new_mem;
+    e.version = ++s.last_version;
+    e.last_access.store(now, std::memory_order_relaxed);
+    TrackCompressedLocked(s, e, true);
+    Release(new_mem, old_mem);
+    PublishLocked(Mutation::Kind::kSet, hk.key, &e);
+    *changed = true;
+    return Status::kOk;
+  }
+
+  // Gives the live entry at `it` expiry `at_ms` (0 = none), keeping the
+  // index and the memory total exact.  Only adding an index node allocates.
+  Status SetExpiryLocked(Shard& s, Map::iterator it, int64_t at_ms)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    Entry& e = it->second;
+    if (e.expires_at != at_ms) {
+      if (at_ms != 0) {
+        try {
+          s.ttl.insert(TtlItem{at_ms, it->first});
+        } catch (const std::bad_alloc&) {
+          return Status::kOutOfMemory;
+        }
+      }
+      if (e.expires_at != 0) s.ttl.erase(TtlRef{e.expires_at, it->first});
+      const uint64_t new_mem = EntryMem(it->first.size(), e.value.size(), at_ms != 0);
+      uint64_t unused = 0;
+      Reserve(new_mem, e.mem_size, /*force=*/true, &unused);
+      Release(new_mem, e.mem_size);
+      e.mem_size = new_mem;
+      e.expires_at = at_ms;
+    }
+    e.version = ++s.last_version;
+    return Status::kOk;
+  }
+
+  Status RenameLocked(Shard& a, Shard& b, const HashedKey& hs, const HashedKey& hd,
+                      bool only_if_absent, bool* renamed, uint64_t* shortfall, bool* changed)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu) {
+    const int64_t now = clock_->NowMs();
+    FindLiveForWriteLocked(a, hs, now, changed);
+    auto dst = FindLiveForWriteLocked(b, hd, now, changed);
+    auto src = a.map.find(hs);  // again: the reap of dst may share the table
+    *renamed = false;
+    if (src == a.map.end()) return Status::kNotFound;
+    if (hs.key == hd.key) {  // Redis: RENAME k k is OK, RENAMENX k k is 0
+      *renamed = !only_if_absent;
+      return Status::kOk;
+    }
+    if (only_if_absent && dst != b.map.end()) return Status::kOk;
+
+    const int64_t expires_at = src->second.expires_at;
+    const bool dst_existed = dst != b.map.end();
+    const int64_t dst_old_expiry = dst_existed ? dst->second.expires_at : 0;
+    const uint64_t new_mem = EntryMem(hd.key.size(), src->second.value.size(), expires_at != 0);
+    const uint64_t old_mem = src->second.mem_size + (dst_existed ? dst->second.mem_size : 0);
+    if (!Reserve(new_mem, old_mem, false, shortfall)) return Status::kOutOfMemory;
+
+    bool ttl_inserted = false;
+    try {
+      if (expires_at != 0 && expires_at != dst_old_expiry) {
+        ttl_inserted = b.ttl.insert(TtlItem{expires_at, std::string(hd.key)}).second;
+      }
+      if (!dst_existed) {
+        dst = b.map.lazy_emplace(hd, [&hd](const Map::constructor& ctor) {
+          ctor(std::piecewise_construct, std::forward_as_tuple(hd.key), std::forward_as_tuple());
+        });
+        src = a.map.find(hs);  // the insert may have rehashed a shared table
+      }
+    } catch (const std::bad_alloc&) {
+      if (ttl_inserted) b.ttl.erase(TtlRef{expires_at, hd.key});
+      Unreserve(new_mem, old_mem);
+      return Status::kOutOfMemory;
+    }
+
+    // Nothing below allocates.
+    Entry& se = src->second;
+    Entry& de = dst->second;
+    if (dst_existed) {
+      TrackCompressedLocked(b, de, false);
+      if (dst_old_expiry != 0 && dst_old_expiry != expires_at) {
+        b.ttl.erase(TtlRef{dst_old_expiry, dst->first});
+      }
+    }
+    TrackCompressedLocked(a, se, false);
+    if (expires_at != 0) a.ttl.erase(TtlRef{expires_at, src->first});
+    de.value = std::move(se.value);
+    de.original_size = se.original_size;
+    de.compressed = se.compressed;
+    de.type = se.type;
+    de.expires_at = expires_at;
+    de.mem_size = new_mem;
+    de.version = ++b.last_version;
+    de.last_access.store(now, std::memory_order_relaxed);
+    TrackCompressedLocked(b, de, true);
+    a.map.erase(src);
+    Release(new_mem, old_mem);
+    PublishLocked(Mutation::Kind::kDelete, hs.key, nullptr);
+    PublishLocked(Mutation::Kind::kSet, hd.key, &de);
+    *renamed = true;
+    *changed = true;
+    return Status::kOk;
+  }
+
+  // Hands a mutation to the replicator while the shard lock is held, so that
+  // changes to one key reach it in the order they were applied.
+  void PublishLocked(Mutation::Kind kind, std::string_view key, const Entry* e) const {
+    if (options_.replicator == nullptr) return;
+    Mutation m;
+    m.kind = kind;
+    m.key = key;
+    if (e != nullptr) {
+      m.type = e->type;
+      m.value = e->value;
+      m.compressed = e->compressed;
+      m.expires_at_ms = e->expires_at;
+      m.version = e->version;
+    }
+    options_.replicator->Publish(m);
+  }
+
+  // Wakes WaitForChange callers on `s`.  Called after a change, unlocked.
+  static void Notify(const Shard& s) {
+    if (s.waiters.load(std::memory_order_seq_cst) == 0) return;
+    s.wake_seq.fetch_add(1, std::memory_order_seq_cst);
+    std::lock_guard<std::mutex> l(s.wait_mu);
+    s.wait_cv.notify_all();
+  }
+
+  // Writes a value into alloc's buffer, decoding a compressed one.
+  static Status Emit(std::string_view stored, bool compressed, uint64_t original_size,
+                     absl::FunctionRef<char*(size_t)> alloc) {
+    char* out = alloc(original_size);
+    if (out == nullptr) return Status::kOutOfMemory;
+    if (!compressed) {
+      if (original_size != 0) std::memcpy(out, stored.data(), original_size);
+      return Status::kOk;
+    }
+    // A frame this store wrote fails to decode only when zstd cannot
+    // allocate its context.
+    return ZstdDecompress(stored, out, original_size) ? Status::kOk : Status::kOutOfMemory;
+  }
+
+  // Whether the string entry `e` equals `token`.  A compressed entry is
+  // decoded only when its original size equals the token's, so the work
+  // under the lock is bounded by the token's length.
+  static bool EqualsLocked(const Entry& e, std::string_view token) {
+    if (e.original_size != token.size()) return false;
+    if (!e.compressed) return std::string_view(e.value) == token;
+    char small[256];
+    std::string large;
+    char* plain = small;
+    if (token.size() > sizeof(small)) {
+      large.resize(token.size());
+      plain = large.data();
+    }
+    if (!ZstdDecompress(e.value, plain, token.size())) throw std::bad_alloc();
+    return std::memcmp(plain, token.data(), token.size()) == 0;
+  }
+
+  // Reads the int64 text of the string entry `e`.  At most 20 bytes, so a
+  // compressed one is decoded into a stack buffer.
+  static bool ReadInt64Locked(const Entry& e, int64_t* out) {
+    if (e.original_size > 20) return false;
+    char text[20];
+    if (e.compressed) {
+      if (!ZstdDecompress(e.value, text, e.original_size)) return false;
+    } else {
+      std::memcpy(text, e.value.data(), e.original_size);
+    }
+    return ParseInt64(std::string_view(text, e.original_size), out);
+  }
+
+  // --- eviction -----------------------------------------------------------
+
+  // Evicts, one shard at a time, the least recently used of a few sampled
+  // entries until `bytes` were freed.  Returns whether anything was freed.
+  bool EvictFor(uint64_t bytes) {
+    uint64_t freed = 0;
+    size_t empty_visits = 0;
+    while (freed < bytes && empty_visits <= shard_mask_) {
+      Shard& s = shards_[next_evict_shard_.fetch_add(1, std::memory_order_relaxed) & shard_mask_];
+      const uint64_t got = EvictOneFrom(s);
+      if (got == 0) {
+        ++empty_visits;
+      } else {
+        empty_visits = 0;
+        freed += got;
+      }
+    }
+    return freed > 0;
+  }
+
+  uint64_t EvictOneFrom(Shard& s) {
+    uint64_t freed = 0;
+    bool was_expired = false;
+    {
+      WriterLock l(&s.mu);
+      if (s.map.empty()) return 0;
+      const int64_t now = clock_->NowMs();
+      auto it = s.has_evict_cursor ? s.map.find(std::string_view(s.evict_cursor)) : s.map.end();
+      if (it == s.map.end()) it = s.map.begin();
+      auto victim = it;
+      int64_t oldest = std::numeric_limits<int64_t>::max();
+      const size_t samples = std::min(options_.eviction_samples, s.map.size());
+      for (size_t n = 0; n < samples; ++n) {
+        const Entry& e = it->second;
+        if (IsExpired(e, now)) {  // an expired entry is the best victim
+          victim = it;
+          was_expired = true;
+          if (++it == s.map.end()) it = s.map.begin();
+          break;
+        }
+        const int64_t at = e.last_access.load(std::memory_order_relaxed);
+        if (at < oldest) {
+          oldest = at;
+          victim = it;
+        }
+        if (++it == s.map.end()) it = s.map.begin();
+      }
+      // The hand moves past the sample; the victim's slot is about to go.
+      s.has_evict_cursor = it != victim;
+      if (s.has_evict_cursor) s.evict_cursor = it->first;
+      freed = victim->second.mem_size;
+      RemoveLocked(s, victim);
+    }
+    (was_expired ? s.expired : s.evicted).fetch_add(1, std::memory_order_relaxed);
+    Notify(s);
+    return freed;
+  }
+
+  void SweepLoop() {
+    std::unique_lock<std::mutex> l(sweep_mu_);
+    bool more = false;
+    while (!stop_) {
+      // Adaptive, like Redis's active expiry: a pass that hit its budget
+      // means a backlog, so the next pass starts at once.
+      const auto pause = std::chrono::milliseconds(more ? 0 : options_.sweep_interval_ms);
+      if (sweep_cv_.wait_for(l, pause, [this] { return stop_; })) break;
+      l.unlock();
+      more = false;
+      Sweep(options_.sweep_budget, &more);
+      l.lock();
+    }
+  }
+
+  const StoreOptions options_;
+  const Clock* const clock_;
+  const size_t shard_mask_;
+  const std::unique_ptr<Shard[]> shards_;
+  std::atomic<uint64_t> used_{0};
+  std::atomic<size_t> next_evict_shard_{0};
+
+  std::mutex sweep_mu_;
+  std::condition_variable sweep_cv_;
+  bool stop_ = false;  // guarded by sweep_mu_
+  std::thread sweeper_;
+};
+
+// ---------------------------------------------------------------------------
+// Store: forwards to Impl, turning allocation failure into kOutOfMemory.  An
+// exception leaves the store unchanged: each operation allocates before it
+// changes anything (see PutLocked).
+
+namespace {
+
+template <typename R, typename F>
+R OomGuard(R oom, F f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return oom;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Store> Store::Create(const StoreOptions& options, std::string* error) {
+  std::string msg = ValidateOptions(options);
+  if (!msg.empty()) {
+    if (error != nullptr) *error = std::move(msg);
+    return nullptr;
+  }
+  return std::unique_ptr<Store>(new Store(std::make_unique<Impl>(options)));
+}
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Store::~Store() = default;
+
+const StoreOptions& Store::options() const { return impl_->options(); }
+
+Status Store::Get(std::string_view key, std::string* value) const {
+  return OomGuard(Status::kOutOfMemory, [&] {
+    return impl_->GetInto(key, [value](size_t n) {
+      value->resize(n);
+      return value->data();
+    });
+  });
+}
+
+Status Store::GetInto(std::string_view key, absl::FunctionRef<char*(size_t)> alloc) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->GetInto(key, alloc); });
+}
+
+Status Store::Set(std::string_view key, std::string_view value, int64_t ttl_ms) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->Set(key, value, ttl_ms); });
+}
+
+SetNxOutcome Store::SetNx(std::string_view key, std::string_view value, int64_t ttl_ms) {
+  return OomGuard(SetNxOutcome::kOutOfMemory, [&] { return impl_->SetNx(key, value, ttl_ms); });
+}
+
+SetNxOutcome Store::SetNxLocal(std::string_view key, std::string_view value, int64_t ttl_ms) {
+  return OomGuard(SetNxOutcome::kOutOfMemory,
+                  [&] { return impl_->SetNxLocal(key, value, ttl_ms); });
+}
+
+Status Store::Del(std::string_view key, int64_t* removed) { return impl_->Del(key, removed); }
+
+DelIfEqOutcome Store::DelIfEq(std::string_view key, std::string_view token) {
+  return OomGuard(DelIfEqOutcome::kOutOfMemory, [&] { return impl_->DelIfEq(key, token); });
+}
+
+DelIfEqOutcome Store::DelIfEqLocal(std::string_view key, std::string_view token) {
+  return OomGuard(DelIfEqOutcome::kOutOfMemory,
+                  [&] { return impl_->DelIfEqLocal(key, token); });
+}
+
+Status Store::Exists(std::string_view key, bool* exists) const {
+  return impl_->Exists(key, exists);
+}
+
+Status Store::IncrBy(std::string_view key, int64_t delta, int64_t* result) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->IncrBy(key, delta, result); });
+}
+
+Status Store::Expire(std::string_view key, int64_t ttl_ms, bool* applied) {
+  return impl_->Expire(key, ttl_ms, applied);
+}
+
+Status Store::ExpireAt(std::string_view key, int64_t at_ms, bool* applied) {
+  return impl_->ExpireAt(key, at_ms, applied);
+}
+
+Status Store::Persist(std::string_view key, bool* applied) {
+  return impl_->Persist(key, applied);
+}
+
+Status Store::Pttl(std::string_view key, int64_t* ttl_ms) const {
+  return impl_->Pttl(key, ttl_ms);
+}
+
+Status Store::Keys(std::string_view pattern, std::vector<std::string>* out) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->Keys(pattern, out); });
+}
+
+uint64_t Store::DbSize() const { return impl_->DbSize(); }
+
+void Store::Flush() { impl_->Flush(); }
+
+Status Store::Rename(std::string_view src, std::string_view dst, bool only_if_absent,
+                     bool* renamed) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->Rename(src, dst, only_if_absent, renamed); });
+}
+
+Status Store::WaitForChange(std::string_view key, uint64_t last_version, int64_t timeout_ms,
+                            WaitResult* result) const {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->WaitForChange(key, last_version, timeout_ms, result); });
+}
+
+Status Store::Inspect(std::string_view key, EntryInfo* info) const {
+  return impl_->Inspect(key, info);
+}
+
+StoreStats Store::Stats() const { return impl_->Stats(); }
+
+size_t Store::SweepExpired(size_t budget_per_shard) {
+  bool more = false;
+  return impl_->Sweep(budget_per_shard, &more);
+}
+
+}  // namespace ephpm
