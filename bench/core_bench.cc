@@ -1,0 +1,320 @@
+// core_bench: ephpm::Store against a straightforward baseline, a
+// std::unordered_map<std::string, std::string> behind one std::mutex.
+//
+// Both implementations see exactly the same work: the same 100000 keys
+// "key:<n>", the same 64-byte values, the same per-thread random key
+// sequence.  Operations measured, each at 1 and 2 threads:
+//
+//   get      a read of a key that is present (always a hit)
+//   set      an overwrite of a present key with a 64-byte value
+//   lock     one set_nx of a "lock:<n>" key with a 64-byte token followed by
+//            a del_if_eq with that token: one lock acquire + release.  One
+//            item = one whole cycle (two store calls).
+//   mix90    90% get, 10% set, chosen at random per operation
+//
+// Every benchmark reports items_per_second.  Threaded runs use real (wall)
+// time: the CPU time Google Benchmark would otherwise use is summed over
+// threads, so it would hide exactly the contention being measured; with real
+// time, "Time" is wall time per operation over all threads together and
+// items_per_second is the aggregate throughput.
+//
+// Correctness is checked (a get that misses, a set_nx that fails, ... marks
+// the run as an error) but timing is never judged here; see
+// docs/BENCHMARKS.md for the figures.
+
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ephpm/options.h"
+#include "ephpm/status.h"
+#include "ephpm/store.h"
+#include "ephpm/types.h"
+
+namespace {
+
+constexpr size_t kKeyCount = 100000;
+constexpr size_t kValueSize = 64;
+
+// The keyspace, built once and shared read-only by every thread, so that no
+// key is formatted inside a timed loop.
+std::vector<std::string> MakeKeys(const char* prefix) {
+  std::vector<std::string> keys;
+  keys.reserve(kKeyCount);
+  for (size_t i = 0; i < kKeyCount; ++i) keys.push_back(prefix + std::to_string(i));
+  return keys;
+}
+
+const std::vector<std::string>& DataKeys() {
+  static const std::vector<std::string> keys = MakeKeys("key:");
+  return keys;
+}
+
+// Keys for the lock cycle, disjoint from the data keys so that the lock
+// benchmark neither reads nor disturbs the pre-populated entries.
+const std::vector<std::string>& LockKeys() {
+  static const std::vector<std::string> keys = MakeKeys("lock:");
+  return keys;
+}
+
+// A value of kValueSize bytes, different per writer so that a reader could
+// tell writers apart (the size, and so the work, is the same).
+std::string MakeValue(char fill) { return std::string(kValueSize, fill); }
+
+// splitmix64: a few instructions per number, so the generator costs far less
+// than the operations it drives and adds nothing shared between threads.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  uint64_t state_;
+};
+
+// Maps a 64-bit random number onto [0, n) with a multiply instead of a
+// division (Lemire's multiply-shift reduction).
+size_t Below(uint64_t r, size_t n) {
+  return static_cast<size_t>((static_cast<unsigned __int128>(r) * n) >> 64);
+}
+
+// Each thread of each run gets its own sequence; the seed depends only on the
+// thread index, so both implementations see the same keys in the same order.
+Rng ThreadRng(const benchmark::State& state) {
+  return Rng(0x243f6a8885a308d3ULL * (static_cast<uint64_t>(state.thread_index()) + 1));
+}
+
+// ---------------------------------------------------------------------------
+// The baseline: what one would write without sharding.  Every operation,
+// reads included, takes the one mutex.
+
+class MutexMap {
+ public:
+  bool Get(const std::string& key, std::string* out) const {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = map_.find(key);
+    if (it == map_.end()) return false;
+    out->assign(it->second);
+    return true;
+  }
+
+  void Set(const std::string& key, const std::string& value) {
+    std::lock_guard<std::mutex> l(mu_);
+    map_.insert_or_assign(key, value);
+  }
+
+  bool SetNx(const std::string& key, const std::string& value) {
+    std::lock_guard<std::mutex> l(mu_);
+    return map_.try_emplace(key, value).second;
+  }
+
+  bool DelIfEq(const std::string& key, const std::string& token) {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = map_.find(key);
+    if (it == map_.end() || it->second != token) return false;
+    map_.erase(it);
+    return true;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, std::string> map_;
+};
+
+// ---------------------------------------------------------------------------
+// Adapters giving both implementations one interface, so that each benchmark
+// body is written once and the two can only differ in the store itself.
+// Each returns whether the operation did what the benchmark expects.
+
+class EphpmAdapter {
+ public:
+  EphpmAdapter() {
+    std::string error;
+    store_ = ephpm::Store::Create(ephpm::StoreOptions{}, &error);
+    if (store_ == nullptr) {
+      std::fprintf(stderr, "ephpm::Store::Create failed: %s\n", error.c_str());
+      std::abort();
+    }
+  }
+
+  bool Get(const std::string& key, std::string* out) const {
+    return store_->Get(key, out) == ephpm::Status::kOk;
+  }
+  bool Set(const std::string& key, const std::string& value) {
+    return store_->Set(key, value) == ephpm::Status::kOk;
+  }
+  bool SetNx(const std::string& key, const std::string& value) {
+    return store_->SetNx(key, value) == ephpm::SetNxOutcome::kInserted;
+  }
+  bool DelIfEq(const std::string& key, const std::string& token) {
+    return store_->DelIfEq(key, token) == ephpm::DelIfEqOutcome::kDeleted;
+  }
+
+ private:
+  std::unique_ptr<ephpm::Store> store_;
+};
+
+class BaselineAdapter {
+ public:
+  bool Get(const std::string& key, std::string* out) const { return map_.Get(key, out); }
+  bool Set(const std::string& key, const std::string& value) {
+    map_.Set(key, value);
+    return true;
+  }
+  bool SetNx(const std::string& key, const std::string& value) {
+    return map_.SetNx(key, value);
+  }
+  bool DelIfEq(const std::string& key, const std::string& token) {
+    return map_.DelIfEq(key, token);
+  }
+
+ private:
+  MutexMap map_;
+};
+
+// One instance per implementation, shared by all its benchmarks and threads
+// and populated once (main() calls this before any benchmark runs, so no
+// run pays for it).  The benchmarks leave the data keys' number and sizes
+// unchanged and remove every lock key they create, so each run starts from
+// the same state.
+template <typename Impl>
+Impl& Shared() {
+  static Impl instance;
+  static const bool populated = [] {
+    const std::string value = MakeValue('v');
+    for (const std::string& key : DataKeys()) instance.Set(key, value);
+    return true;
+  }();
+  static_cast<void>(populated);
+  return instance;
+}
+
+// ---------------------------------------------------------------------------
+// The benchmark bodies.  Keys are picked inside the timed loop on purpose:
+// the pick is a few nanoseconds, the same for both implementations, and a
+// random pick is what spreads the load over ephpm's shards.
+
+template <typename Impl>
+void BM_Get(benchmark::State& state) {
+  Impl& impl = Shared<Impl>();
+  const std::vector<std::string>& keys = DataKeys();
+  Rng rng = ThreadRng(state);
+  std::string out;
+  out.reserve(kValueSize);
+  size_t failed = 0;
+  for (auto _ : state) {
+    failed += !impl.Get(keys[Below(rng.Next(), keys.size())], &out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (failed != 0) state.SkipWithError("get missed a pre-populated key");
+}
+
+template <typename Impl>
+void BM_Set(benchmark::State& state) {
+  Impl& impl = Shared<Impl>();
+  const std::vector<std::string>& keys = DataKeys();
+  Rng rng = ThreadRng(state);
+  const std::string value = MakeValue(static_cast<char>('a' + state.thread_index()));
+  size_t failed = 0;
+  for (auto _ : state) {
+    failed += !impl.Set(keys[Below(rng.Next(), keys.size())], value);
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (failed != 0) state.SkipWithError("set failed");
+}
+
+// A lock acquire + release.  Threads use disjoint lock keys (n % threads ==
+// thread index), so that every set_nx finds its key free and both calls do
+// the full work in every iteration; cross-thread contention is then only
+// that of the store itself, as with independent locks in real use.
+template <typename Impl>
+void BM_LockCycle(benchmark::State& state) {
+  Impl& impl = Shared<Impl>();
+  const std::vector<std::string>& keys = LockKeys();
+  const size_t stride = static_cast<size_t>(state.threads());
+  const size_t offset = static_cast<size_t>(state.thread_index());
+  const size_t slots = keys.size() / stride;
+  Rng rng = ThreadRng(state);
+  const std::string token = MakeValue(static_cast<char>('A' + state.thread_index()));
+  size_t failed = 0;
+  for (auto _ : state) {
+    const std::string& key = keys[Below(rng.Next(), slots) * stride + offset];
+    failed += !impl.SetNx(key, token);
+    failed += !impl.DelIfEq(key, token);
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (failed != 0) state.SkipWithError("set_nx or del_if_eq did not succeed");
+}
+
+// 90% get, 10% set.  One random number picks both the key (from its high
+// bits, through Below) and the operation (from its low 32 bits).
+template <typename Impl>
+void BM_Mix90(benchmark::State& state) {
+  Impl& impl = Shared<Impl>();
+  const std::vector<std::string>& keys = DataKeys();
+  Rng rng = ThreadRng(state);
+  const std::string value = MakeValue(static_cast<char>('a' + state.thread_index()));
+  std::string out;
+  out.reserve(kValueSize);
+  size_t failed = 0;
+  for (auto _ : state) {
+    const uint64_t r = rng.Next();
+    const std::string& key = keys[Below(r, keys.size())];
+    if (static_cast<uint32_t>(r) % 10 == 0) {
+      failed += !impl.Set(key, value);
+    } else {
+      failed += !impl.Get(key, &out);
+      benchmark::DoNotOptimize(out.data());
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (failed != 0) state.SkipWithError("get missed or set failed");
+}
+
+// Registers `fn` as `name` at 1 and 2 threads, timed on the wall clock (see
+// the note at the top).
+void Register(const std::string& name, void (*fn)(benchmark::State&)) {
+  benchmark::RegisterBenchmark(name.c_str(), fn)->Threads(1)->Threads(2)->UseRealTime();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+
+  // Registered interleaved, ephpm then baseline for each operation, so that
+  // the two figures to compare sit next to each other in the report.
+  Register("get/ephpm", BM_Get<EphpmAdapter>);
+  Register("get/baseline", BM_Get<BaselineAdapter>);
+  Register("set/ephpm", BM_Set<EphpmAdapter>);
+  Register("set/baseline", BM_Set<BaselineAdapter>);
+  Register("lock/ephpm", BM_LockCycle<EphpmAdapter>);
+  Register("lock/baseline", BM_LockCycle<BaselineAdapter>);
+  Register("mix90/ephpm", BM_Mix90<EphpmAdapter>);
+  Register("mix90/baseline", BM_Mix90<BaselineAdapter>);
+
+  // Build and populate both instances up front, outside every measurement.
+  Shared<EphpmAdapter>();
+  Shared<BaselineAdapter>();
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,78 @@
+// The C ops table from C++: statuses that the plain-C test cannot provoke
+// on a default store, and the size check for tables from older providers.
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <cstring>
+
+#include "ephpm/kv_ops_store.h"
+#include "test_util.h"
+
+using ephpm::ManualClock;
+using ephpm::Status;
+using ephpm_test::MakeStore;
+using ephpm_test::NoSweeper;
+
+TEST_CASE("a short table from an older provider lacks the appended slots", "[kv_ops]") {
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  ephpm_kv_ops ops = ephpm::MakeKvOps(s.get());
+  CHECK(EPHPM_KV_OPS_HAS(&ops, del_if_eq));
+  ops.size = offsetof(ephpm_kv_ops, del_if_eq);  // a provider before del_if_eq
+  CHECK(EPHPM_KV_OPS_HAS(&ops, wait));
+  CHECK_FALSE(EPHPM_KV_OPS_HAS(&ops, del_if_eq));
+  CHECK_FALSE(EPHPM_KV_OPS_HAS(&ops, persist));
+  ops.size = sizeof(ephpm_kv_ops);
+  ops.persist = nullptr;
+  CHECK_FALSE(EPHPM_KV_OPS_HAS(&ops, persist));
+}
+
+TEST_CASE("the ops table reports out of memory and leaves the value", "[kv_ops][oom]") {
+  ManualClock clock;
+  auto o = NoSweeper();
+  o.memory_limit = 400;
+  auto s = MakeStore(o, &clock);
+  const ephpm_kv_ops ops = ephpm::MakeKvOps(s.get());
+  REQUIRE(ops.set(ops.ctx, "k", 1, "small", 5, 0) == EPHPM_KV_OK);
+  const std::string big(1000, 'x');
+  CHECK(ops.set(ops.ctx, "k", 1, big.data(), big.size(), 0) == EPHPM_KV_OUT_OF_MEMORY);
+  int inserted = -1;
+  CHECK(ops.set_nx(ops.ctx, "other", 5, big.data(), big.size(), 0, &inserted) ==
+        EPHPM_KV_OUT_OF_MEMORY);
+  CHECK(inserted == -1);  // outputs are written only on OK
+  char* v = nullptr;
+  size_t n = 0;
+  REQUIRE(ops.get(ops.ctx, "k", 1, &v, &n) == EPHPM_KV_OK);
+  CHECK(std::string(v, n) == "small");
+  std::free(v);
+}
+
+TEST_CASE("the ops table reads compressed values back and releases them by token",
+          "[kv_ops][compression]") {
+  ManualClock clock;
+  auto o = NoSweeper();
+  o.compression = ephpm::Compression::kZstd;
+  o.compression_threshold = 32;
+  auto s = MakeStore(o, &clock);
+  const ephpm_kv_ops ops = ephpm::MakeKvOps(s.get());
+  const std::string token(64, 'a');
+  REQUIRE(ops.set(ops.ctx, "lock", 4, token.data(), token.size(), 30000) == EPHPM_KV_OK);
+  ephpm::EntryInfo info;
+  REQUIRE(s->Inspect("lock", &info) == Status::kOk);
+  REQUIRE(info.compressed);
+  char* v = nullptr;
+  size_t n = 0;
+  REQUIRE(ops.get(ops.ctx, "lock", 4, &v, &n) == EPHPM_KV_OK);
+  CHECK(std::string(v, n) == token);
+  std::free(v);
+  int deleted = -1;
+  CHECK(ops.del_if_eq(ops.ctx, "lock", 4, token.data(), token.size(), &deleted) == EPHPM_KV_OK);
+  CHECK(deleted == 1);
+}
+
+TEST_CASE("status names", "[kv_ops]") {
+  CHECK(std::strcmp(ephpm_kv_status_name(EPHPM_KV_OK), "ok") == 0);
+  CHECK(std::strcmp(ephpm_kv_status_name(EPHPM_KV_OWNER_UNREACHABLE), "owner unreachable") == 0);
+  CHECK(std::strcmp(ephpm_kv_status_name(EPHPM_KV_WRONG_TYPE), "wrong type") == 0);
+  CHECK(std::strcmp(ephpm_kv_status_name(-1), "unknown status") == 0);
+}

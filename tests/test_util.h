@@ -1,0 +1,73 @@
+// Helpers shared by the Catch2 suites.
+
+#ifndef EPHPM_TESTS_TEST_UTIL_H_
+#define EPHPM_TESTS_TEST_UTIL_H_
+
+#include <condition_variable>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "ephpm/store.h"
+
+namespace ephpm_test {
+
+// A store on a manual clock with no sweeper thread unless asked for, so tests
+// decide when time moves and when expired entries are swept.
+inline std::unique_ptr<ephpm::Store> MakeStore(ephpm::StoreOptions o,
+                                               const ephpm::Clock* clock) {
+  o.clock = clock;
+  std::string error;
+  auto store = ephpm::Store::Create(o, &error);
+  if (!store) throw std::runtime_error("Store::Create: " + error);
+  return store;
+}
+
+inline ephpm::StoreOptions NoSweeper() {
+  ephpm::StoreOptions o;
+  o.sweep_interval_ms = 0;
+  return o;
+}
+
+// Releases all threads at once, reusable for many rounds.  (C++17 has no
+// std::barrier.)
+class Barrier {
+ public:
+  explicit Barrier(size_t n) : n_(n) {}
+  void ArriveAndWait() {
+    std::unique_lock<std::mutex> l(mu_);
+    const size_t gen = generation_;
+    if (++arrived_ == n_) {
+      arrived_ = 0;
+      ++generation_;
+      cv_.notify_all();
+      return;
+    }
+    cv_.wait(l, [&] { return generation_ != gen; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  const size_t n_;
+  size_t arrived_ = 0;
+  size_t generation_ = 0;
+};
+
+// Incompressible bytes of length n (xorshift), deterministic per seed.
+inline std::string RandomBytes(size_t n, uint64_t seed) {
+  std::string s(n, '\0');
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (auto& c : s) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    c = static_cast<char>(x >> 56);
+  }
+  return s;
+}
+
+}  // namespace ephpm_test
+
+#endif  // EPHPM_TESTS_TEST_UTIL_H_
