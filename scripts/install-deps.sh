@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what building and testing ephpm needs on Debian 12.  Safe to run
+# again: apt-get skips what is installed.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake pkg-config git clang-14 libclang-rt-14-dev
+  # libraries
+  libabsl-dev libzstd-dev libxxhash-dev
+  # tests and benchmarks
+  catch2 libbenchmark-dev
+)
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
