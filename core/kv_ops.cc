@@ -1,10 +1,14 @@
 // The C ops table over ephpm::Store: one-line wrappers that translate
 // arguments and results, and keep exceptions on this side of the ABI.
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "ephpm/kv_ops.h"
 #include "ephpm/kv_ops_store.h"
@@ -12,6 +16,7 @@
 namespace ephpm {
 namespace {
 
+static_assert(kMaxKeySize == EPHPM_KV_MAX_KEY_SIZE);
 static_assert(static_cast<int>(Status::kOk) == EPHPM_KV_OK);
 static_assert(static_cast<int>(Status::kNotFound) == EPHPM_KV_NOT_FOUND);
 static_assert(static_cast<int>(Status::kOutOfMemory) == EPHPM_KV_OUT_OF_MEMORY);
@@ -27,6 +32,23 @@ int C(Status s) { return static_cast<int>(s); }
 
 // malloc that never returns null for a successful zero-length request.
 char* MallocBytes(size_t n) { return static_cast<char*>(std::malloc(n == 0 ? 1 : n)); }
+
+// Packs byte strings (a missing one = nullopt) into one malloc block.
+ephpm_kv_list* PackList(const std::vector<std::optional<std::string>>& items) {
+  size_t bytes = sizeof(ephpm_kv_list) + items.size() * sizeof(ephpm_kv_bytes);
+  for (const auto& i : items) bytes += i ? i->size() : 0;
+  auto* list = static_cast<ephpm_kv_list*>(std::malloc(bytes));
+  if (list == nullptr) return nullptr;
+  list->count = items.size();
+  char* data = reinterpret_cast<char*>(list->items + items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    list->items[i].data = items[i] ? data : nullptr;
+    list->items[i].len = items[i] ? items[i]->size() : 0;
+    if (items[i] && !items[i]->empty()) std::memcpy(data, items[i]->data(), items[i]->size());
+    data += list->items[i].len;
+  }
+  return list;
+}
 
 int OpGet(void* ctx, const char* key, size_t key_len, char** value, size_t* value_len) {
   char* buf = nullptr;
@@ -141,18 +163,10 @@ int OpKeys(void* ctx, const char* pattern, size_t pattern_len, ephpm_kv_list** k
     std::vector<std::string> found;
     const Status st = S(ctx)->Keys(V(pattern, pattern_len), &found);
     if (st != Status::kOk) return C(st);
-    size_t bytes = sizeof(ephpm_kv_list) + found.size() * sizeof(ephpm_kv_bytes);
-    for (const auto& k : found) bytes += k.size();
-    auto* list = static_cast<ephpm_kv_list*>(std::malloc(bytes));
+    std::vector<std::optional<std::string>> items(std::make_move_iterator(found.begin()),
+                                                  std::make_move_iterator(found.end()));
+    ephpm_kv_list* list = PackList(items);
     if (list == nullptr) return EPHPM_KV_OUT_OF_MEMORY;
-    list->count = found.size();
-    char* data = reinterpret_cast<char*>(list->items + found.size());
-    for (size_t i = 0; i < found.size(); ++i) {
-      if (!found[i].empty()) std::memcpy(data, found[i].data(), found[i].size());
-      list->items[i].data = data;
-      list->items[i].len = found[i].size();
-      data += found[i].size();
-    }
     *keys = list;
     return EPHPM_KV_OK;
   } catch (const std::bad_alloc&) {
@@ -162,6 +176,46 @@ int OpKeys(void* ctx, const char* pattern, size_t pattern_len, ephpm_kv_list** k
 
 int OpDbSize(void* ctx, uint64_t* count) {
   *count = S(ctx)->DbSize();
+  return EPHPM_KV_OK;
+}
+
+int OpMget(void* ctx, const ephpm_kv_bytes* keys, size_t count, ephpm_kv_list** values) {
+  try {
+    std::vector<std::optional<std::string>> found(count);
+    for (size_t i = 0; i < count; ++i) {
+      std::string v;
+      const Status st = S(ctx)->Get(V(keys[i].data, keys[i].len), &v);
+      if (st == Status::kOk) {
+        found[i] = std::move(v);
+      } else if (st != Status::kNotFound && st != Status::kWrongType) {
+        return C(st);
+      }
+    }
+    ephpm_kv_list* list = PackList(found);
+    if (list == nullptr) return EPHPM_KV_OUT_OF_MEMORY;
+    *values = list;
+    return EPHPM_KV_OK;
+  } catch (const std::bad_alloc&) {
+    return EPHPM_KV_OUT_OF_MEMORY;
+  }
+}
+
+int OpInfo(void* ctx, ephpm_kv_info* info) {
+  const StoreStats st = S(ctx)->Stats();
+  ephpm_kv_info full{};
+  full.size = info->size;
+  full.keys = st.keys;
+  full.memory_used = st.memory_used;
+  full.memory_limit = st.memory_limit;
+  full.max_value_size = S(ctx)->options().max_value_size;
+  full.hits = st.hits;
+  full.misses = st.misses;
+  full.expired = st.expired;
+  full.evicted = st.evicted;
+  full.compressed_values = st.compressed_values;
+  full.compressed_original_bytes = st.compressed_original_bytes;
+  full.compressed_stored_bytes = st.compressed_stored_bytes;
+  std::memcpy(info, &full, std::min<size_t>(info->size, sizeof full));
   return EPHPM_KV_OK;
 }
 
@@ -186,6 +240,8 @@ ephpm_kv_ops MakeKvOps(Store* store) {
   ops.persist = OpPersist;
   ops.keys = OpKeys;
   ops.dbsize = OpDbSize;
+  ops.mget = OpMget;
+  ops.info = OpInfo;
   return ops;
 }
 

@@ -21,3 +21,48 @@ TEST_CASE("ParseInt64 accepts canonical int64 text only", "[int]") {
   }
   CHECK(v == 7);  // untouched on failure
 }
+
+#include "ephpm/settings.h"
+
+TEST_CASE("byte sizes with K, M and G suffixes", "[settings]") {
+  uint64_t b = 0;
+  CHECK((ephpm::ParseByteSize("0", &b) && b == 0));
+  CHECK((ephpm::ParseByteSize("1024", &b) && b == 1024));
+  CHECK((ephpm::ParseByteSize("64k", &b) && b == 64 * 1024));
+  CHECK((ephpm::ParseByteSize("512M", &b) && b == 512ull << 20));
+  CHECK((ephpm::ParseByteSize("2G", &b) && b == 2ull << 30));
+  for (const char* bad : {"", "M", "-1", "-1M", "1.5M", " 1", "1 ", "1T", "1MB", "abc",
+                          "9999999999G"}) {
+    INFO(bad);
+    CHECK_FALSE(ephpm::ParseByteSize(bad, &b));
+  }
+}
+
+TEST_CASE("store settings are applied or refused with a message", "[settings]") {
+  ephpm::StoreOptions o;
+  CHECK(ephpm::ApplySetting("memory_limit", "64M", &o).empty());
+  CHECK(o.memory_limit == 64ull << 20);
+  CHECK(ephpm::ApplySetting("eviction_policy", "allkeys-lru", &o).empty());
+  CHECK(o.eviction == ephpm::EvictionPolicy::kAllKeysLru);
+  CHECK(ephpm::ApplySetting("compression", "zstd", &o).empty());
+  CHECK(ephpm::ApplySetting("compression_threshold", "2k", &o).empty());
+  CHECK(o.compression_threshold == 2048);
+  CHECK(ephpm::ApplySetting("compression_level", "-3", &o).empty());
+  CHECK(o.compression_level == -3);
+  CHECK(ephpm::ApplySetting("max_value_size", "1M", &o).empty());
+  CHECK(ephpm::ApplySetting("shards", "256", &o).empty());
+  CHECK(o.shards == 256);
+
+  const ephpm::StoreOptions before = o;
+  CHECK(ephpm::ApplySetting("shards", "48", &o).find("power of two") != std::string::npos);
+  CHECK(ephpm::ApplySetting("shards", "0", &o) != "");
+  CHECK(ephpm::ApplySetting("memory_limit", "lots", &o) != "");
+  CHECK(ephpm::ApplySetting("eviction_policy", "volatile-lru", &o) != "");
+  CHECK(ephpm::ApplySetting("compression", "gzip", &o) != "");
+  CHECK(ephpm::ApplySetting("compression_level", "23", &o) != "");
+  CHECK(ephpm::ApplySetting("max_value_size", "0", &o) != "");
+  CHECK(ephpm::ApplySetting("nonsense", "1", &o) == "is not a store setting");
+  CHECK(o.shards == before.shards);
+  CHECK(o.memory_limit == before.memory_limit);
+  CHECK(o.eviction == before.eviction);
+}

@@ -128,6 +128,45 @@ int main(void) {
   }
   EXPECT(ops->dbsize(ctx, &count) == EPHPM_KV_OK && count == 5); /* bin, empty, s, max, w */
 
+  /* mget: in key order, NULL data for a missing key, non-NULL for "" */
+  {
+    ephpm_kv_bytes keys[4];
+    ephpm_kv_list *values = NULL;
+    keys[0].data = "w"; keys[0].len = 1;
+    keys[1].data = "nope"; keys[1].len = 4;
+    keys[2].data = "empty"; keys[2].len = 5;
+    keys[3].data = bin_key; keys[3].len = sizeof bin_key;
+    EXPECT(ops->mget(ctx, keys, 4, &values) == EPHPM_KV_OK);
+    EXPECT(values != NULL && values->count == 4);
+    if (values != NULL && values->count == 4) {
+      EXPECT(bytes_eq(values->items[0].data, values->items[0].len, "x", 1));
+      EXPECT(values->items[1].data == NULL);
+      EXPECT(values->items[2].data != NULL && values->items[2].len == 0);
+      EXPECT(bytes_eq(values->items[3].data, values->items[3].len, bin_val, sizeof bin_val));
+    }
+    free(values);
+    keys[1].data = long_key; keys[1].len = sizeof long_key;
+    EXPECT(ops->mget(ctx, keys, 2, &values) == EPHPM_KV_INVALID_ARGUMENT);
+  }
+
+  /* info */
+  {
+    ephpm_kv_info info;
+    memset(&info, 0xff, sizeof info);
+    info.size = sizeof info;
+    EXPECT(ops->info(ctx, &info) == EPHPM_KV_OK);
+    EXPECT(info.size == sizeof info);
+    EXPECT(info.keys == 5 && info.memory_used > 0 && info.memory_limit == 0);
+    EXPECT(info.max_value_size == 512u * 1024 * 1024);
+    EXPECT(info.hits > 0 && info.misses > 0 && info.evicted == 0);
+    /* an older caller's smaller struct is filled only as far as it goes */
+    memset(&info, 0xab, sizeof info);
+    info.size = (uint32_t)offsetof(ephpm_kv_info, memory_used);
+    EXPECT(ops->info(ctx, &info) == EPHPM_KV_OK);
+    EXPECT(info.keys == 5);
+    EXPECT(info.memory_used == 0xababababababababull);
+  }
+
   /* flush_all */
   EXPECT(ops->flush_all(ctx) == EPHPM_KV_OK);
   EXPECT(ops->dbsize(ctx, &count) == EPHPM_KV_OK && count == 0);

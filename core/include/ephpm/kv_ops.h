@@ -36,6 +36,9 @@ extern "C" {
 
 #define EPHPM_KV_ABI_VERSION 1u
 
+/* Keys longer than this are refused with EPHPM_KV_INVALID_ARGUMENT. */
+#define EPHPM_KV_MAX_KEY_SIZE 65536u
+
 /* Same values as ephpm::Status; never renumbered, only appended. */
 typedef enum ephpm_kv_status {
   EPHPM_KV_OK = 0,
@@ -59,6 +62,24 @@ typedef struct ephpm_kv_list {
   size_t count;
   ephpm_kv_bytes items[]; /* followed by the bytes themselves */
 } ephpm_kv_list;
+
+/* Store figures for ephpm_kv_ops.info.  The caller sets `size` to
+ * sizeof(ephpm_kv_info) as it was compiled; the provider fills only the fields
+ * that fit, so either side may be newer.  Fields are only ever appended. */
+typedef struct ephpm_kv_info {
+  uint32_t size;
+  uint64_t keys;                      /* live entries */
+  uint64_t memory_used;               /* accounted bytes */
+  uint64_t memory_limit;              /* 0 = unlimited */
+  uint64_t max_value_size;            /* longest value accepted */
+  uint64_t hits;
+  uint64_t misses;
+  uint64_t expired;                   /* expired entries removed */
+  uint64_t evicted;                   /* entries removed by the memory policy */
+  uint64_t compressed_values;         /* entries stored compressed */
+  uint64_t compressed_original_bytes; /* their sizes before compression */
+  uint64_t compressed_stored_bytes;   /* their sizes as stored */
+} ephpm_kv_info;
 
 typedef struct ephpm_kv_ops {
   uint32_t abi_version; /* EPHPM_KV_ABI_VERSION */
@@ -130,6 +151,15 @@ typedef struct ephpm_kv_ops {
 
   /* OK with *count = number of live entries. */
   int (*dbsize)(void *ctx, uint64_t *count);
+
+  /* Reads `count` keys.  OK with *values (malloc'ed): one item per key, in
+   * order; an item's data is NULL when the key is missing, expired or not a
+   * string, and non-NULL (even for "") when found.  INVALID_ARGUMENT when a
+   * key is too long. */
+  int (*mget)(void *ctx, const ephpm_kv_bytes *keys, size_t count, ephpm_kv_list **values);
+
+  /* Fills *info (see ephpm_kv_info).  Always OK. */
+  int (*info)(void *ctx, ephpm_kv_info *info);
 } ephpm_kv_ops;
 
 /* True when `ops` (of the provider's `size`) has a non-NULL `slot`. */

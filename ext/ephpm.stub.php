@@ -1,0 +1,84 @@
+<?php
+
+/**
+ * ephpm: the in-process key-value store, from PHP.
+ *
+ * This file is the source of truth for the functions' signatures (ephpm_arginfo.h
+ * is generated from it with PHP's gen_stub.php) and doubles as an IDE stub.
+ *
+ * Keys are binary-safe strings of 1 to 65536 bytes. TTLs are seconds (p-variants:
+ * milliseconds); 0 means no expiry.
+ *
+ * @generate-function-entries
+ */
+
+/** Returns the value, or null when the key is missing or expired. */
+function ephpm_kv_get(string $key): ?string {}
+
+/** Stores a value, replacing any entry; $ttl in seconds, 0 = none. */
+function ephpm_kv_set(string $key, string $value, int $ttl = 0): bool {}
+
+/** Creates the key only if it does not exist; true only if this call created it. */
+function ephpm_kv_setnx(string $key, string $value, int $ttl = 0): bool {}
+
+/** Removes the key; returns the number of entries removed (0 or 1). */
+function ephpm_kv_del(string $key): int {}
+
+/**
+ * Removes the key only while it holds exactly $token, as one atomic step.
+ * Returns true only if it removed a live entry equal to $token. Release a lock
+ * with this, never with ephpm_kv_del().
+ */
+function ephpm_kv_del_if_eq(string $key, string $token): bool {}
+
+function ephpm_kv_exists(string $key): bool {}
+
+/**
+ * Adds 1 to the integer at $key (a missing key counts as 0) and returns the new
+ * value; false with a warning when the store refuses the write for memory.
+ * Throws Error when the value is not an integer or the result would overflow.
+ */
+function ephpm_kv_incr(string $key): int|false {}
+
+/** Subtracts 1 from the integer at $key; as ephpm_kv_incr(). */
+function ephpm_kv_decr(string $key): int|false {}
+
+/** Adds $delta to the integer at $key; as ephpm_kv_incr(). */
+function ephpm_kv_incr_by(string $key, int $delta): int|false {}
+
+/** Sets the TTL in seconds; 0 deletes the key. False when the key does not exist. */
+function ephpm_kv_expire(string $key, int $ttl): bool {}
+
+/** Sets the TTL in milliseconds; 0 deletes the key. False when the key does not exist. */
+function ephpm_kv_pexpire(string $key, int $ttl): bool {}
+
+/** Removes the TTL; false when the key does not exist or has none. */
+function ephpm_kv_persist(string $key): bool {}
+
+/** Seconds left (rounded as Redis does), -1 without expiry, -2 when missing. */
+function ephpm_kv_ttl(string $key): int {}
+
+/** Milliseconds left, -1 without expiry, -2 when missing. */
+function ephpm_kv_pttl(string $key): int {}
+
+/** Values of the string keys in $keys, in the same order, null for missing ones. */
+function ephpm_kv_mget(array $keys): array {}
+
+/** Live keys matching a Redis glob pattern (* ? [a-z] [^x] \x). */
+function ephpm_kv_keys(string $pattern = "*"): array {}
+
+/** Removes every key. */
+function ephpm_kv_flush_all(): bool {}
+
+/**
+ * Waits until the key's version differs from $last_version (0 for "not seen yet":
+ * returns at once when the key exists), for at most $timeout_ms milliseconds.
+ * Returns ['value' => ?string, 'version' => int], or false on timeout.
+ */
+function ephpm_kv_wait(string $key, int $last_version, int $timeout_ms): array|false {}
+
+/**
+ * Store figures: keys, memory_used, memory_limit, hits, misses, expired,
+ * evicted, compressed_values, compression_ratio, mode ("host" or "standalone").
+ */
+function ephpm_kv_info(): array {}

@@ -1,0 +1,27 @@
+#ifndef PHP_EPHPM_H
+#define PHP_EPHPM_H
+
+#include "php.h"
+
+extern zend_module_entry ephpm_module_entry;
+#define phpext_ephpm_ptr &ephpm_module_entry
+
+#define PHP_EPHPM_VERSION "0.1.0"
+
+/* Exported for host programs (see ephpm_set_kv_ops). */
+#define EPHPM_API __attribute__((visibility("default")))
+
+ZEND_BEGIN_MODULE_GLOBALS(ephpm)
+  /* ephpm.* store settings, as text; applied when a standalone store is
+   * made (ephpm_bridge.h lists them in this order). */
+  char *store_settings[7];
+ZEND_END_MODULE_GLOBALS(ephpm)
+
+ZEND_EXTERN_MODULE_GLOBALS(ephpm)
+#define EPHPM_G(v) ZEND_MODULE_GLOBALS_ACCESSOR(ephpm, v)
+
+#if defined(ZTS) && defined(COMPILE_DL_EPHPM)
+ZEND_TSRMLS_CACHE_EXTERN()
+#endif
+
+#endif /* PHP_EPHPM_H */
