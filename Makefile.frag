@@ -1,0 +1,2 @@
+# Included by the phpize-generated Makefile: `make test` runs php-tests/.
+TESTS = php-tests

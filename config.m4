@@ -1,0 +1,39 @@
+dnl config.m4 for ephpm: `phpize && ./configure && make && make test` at the
+dnl repository root builds ephpm.so with the C++ store compiled in.
+
+PHP_ARG_ENABLE([ephpm],
+  [whether to enable the ephpm key-value store],
+  [AS_HELP_STRING([--enable-ephpm], [Enable ephpm (default: yes under phpize)])],
+  [yes])
+
+if test "$PHP_EPHPM" != "no"; then
+  PHP_REQUIRE_CXX()
+  PHP_CXX_COMPILE_STDCXX(17, mandatory, PHP_EPHPM_STDCXX)
+
+  PKG_CHECK_MODULES([EPHPM_DEPS],
+    [absl_flat_hash_map absl_btree absl_synchronization libzstd libxxhash])
+  PHP_EVAL_INCLINE($EPHPM_DEPS_CFLAGS)
+  PHP_EVAL_LIBLINE($EPHPM_DEPS_LIBS, EPHPM_SHARED_LIBADD)
+  PHP_ADD_LIBRARY(stdc++, 1, EPHPM_SHARED_LIBADD)
+  PHP_SUBST(EPHPM_SHARED_LIBADD)
+
+  EPHPM_C_SOURCES="ext/ephpm.c ext/ephpm_ops.c"
+  EPHPM_CXX_SOURCES="ext/standalone.cc core/clock.cc core/compression.cc core/glob.cc \
+    core/int64_text.cc core/kv_ops.cc core/settings.cc core/store.cc"
+  EPHPM_INCLUDES="-I@ext_srcdir@/ext -I@ext_srcdir@/core/include -I@ext_srcdir@/core"
+  EPHPM_FLAGS="-DZEND_ENABLE_STATIC_TSRMLS_CACHE=1 -fvisibility=hidden $EPHPM_INCLUDES"
+
+  PHP_NEW_EXTENSION(ephpm, $EPHPM_C_SOURCES, $ext_shared,, $EPHPM_FLAGS, cxx)
+  EPHPM_CXX_FLAGS=`echo "$EPHPM_FLAGS $PHP_EPHPM_STDCXX" | $SED s#@ext_srcdir@#$ext_srcdir#g`
+  if test "$ext_shared" = "no"; then
+    PHP_ADD_SOURCES(PHP_EXT_DIR(ephpm), $EPHPM_CXX_SOURCES, $EPHPM_CXX_FLAGS)
+  else
+    PHP_ADD_SOURCES_X(PHP_EXT_DIR(ephpm), $EPHPM_CXX_SOURCES, $EPHPM_CXX_FLAGS -DZEND_COMPILE_DL_EXT=1,
+                      shared_objects_ephpm, yes)
+  fi
+  PHP_ADD_BUILD_DIR($ext_builddir/ext)
+  PHP_ADD_BUILD_DIR($ext_builddir/core)
+
+  dnl `make test` runs php-tests/ (run-tests.php scans only tests/ by default).
+  PHP_ADD_MAKEFILE_FRAGMENT
+fi
