@@ -200,6 +200,21 @@ int OpMget(void* ctx, const ephpm_kv_bytes* keys, size_t count, ephpm_kv_list** 
   }
 }
 
+int OpSetIfEq(void* ctx, const char* guard, size_t guard_len, const char* token,
+              size_t token_len, const char* key, size_t key_len, const char* value,
+              size_t value_len, int64_t ttl_ms, int* written) {
+  switch (S(ctx)->SetIfEq(V(guard, guard_len), V(token, token_len), V(key, key_len),
+                          V(value, value_len), ttl_ms)) {
+    case SetIfEqOutcome::kWritten: *written = 1; return EPHPM_KV_OK;
+    case SetIfEqOutcome::kNotMatched: *written = 0; return EPHPM_KV_OK;
+    case SetIfEqOutcome::kOutOfMemory: return EPHPM_KV_OUT_OF_MEMORY;
+    case SetIfEqOutcome::kOwnerUnreachable: return EPHPM_KV_OWNER_UNREACHABLE;
+    case SetIfEqOutcome::kWrongType: return EPHPM_KV_WRONG_TYPE;
+    case SetIfEqOutcome::kInvalidArgument: return EPHPM_KV_INVALID_ARGUMENT;
+  }
+  return EPHPM_KV_INVALID_ARGUMENT;
+}
+
 int OpInfo(void* ctx, ephpm_kv_info* info) {
   const StoreStats st = S(ctx)->Stats();
   ephpm_kv_info full{};
@@ -242,6 +257,7 @@ ephpm_kv_ops MakeKvOps(Store* store) {
   ops.dbsize = OpDbSize;
   ops.mget = OpMget;
   ops.info = OpInfo;
+  ops.set_if_eq = OpSetIfEq;
   return ops;
 }
 

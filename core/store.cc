@@ -378,6 +378,43 @@ class Store::Impl {
     return out;
   }
 
+  SetIfEqOutcome SetIfEq(std::string_view guard_key, std::string_view token,
+                         std::string_view key, std::string_view value, int64_t ttl_ms) {
+    if (options_.replicator != nullptr) {
+      const Routed<SetIfEqOutcome> r =
+          options_.replicator->RouteSetIfEq(guard_key, token, key, value, ttl_ms);
+      switch (r.where) {
+        case Routed<SetIfEqOutcome>::Where::kLocal: break;
+        case Routed<SetIfEqOutcome>::Where::kOwner: return r.outcome;
+        case Routed<SetIfEqOutcome>::Where::kOwnerUnreachable:
+          return SetIfEqOutcome::kOwnerUnreachable;
+      }
+    }
+    return SetIfEqLocal(guard_key, token, key, value, ttl_ms);
+  }
+
+  SetIfEqOutcome SetIfEqLocal(std::string_view guard_key, std::string_view token,
+                              std::string_view key, std::string_view value, int64_t ttl_ms) {
+    if (!KeyOk(guard_key) || !KeyOk(key) || !ValueOk(token) || !ValueOk(value) || ttl_ms < 0) {
+      return SetIfEqOutcome::kInvalidArgument;
+    }
+    Prepared p = Prepare(value);
+    const HashedKey hg = HashKey(guard_key), hk = HashKey(key);
+    Shard& g = ShardFor(hg);
+    Shard& s = ShardFor(hk);
+    return WithEviction<SetIfEqOutcome>([&](uint64_t* shortfall) {
+      bool changed_g = false, changed_s = false;
+      SetIfEqOutcome out;
+      {
+        PairLock l(this, &g, &s);
+        out = SetIfEqLocked(g, s, hg, hk, token, &p, ttl_ms, shortfall, &changed_g, &changed_s);
+      }
+      if (changed_g) Notify(g);
+      if (changed_s && &s != &g) Notify(s);
+      return out;
+    });
+  }
+
   Status Exists(std::string_view key, bool* exists) const {
     if (!KeyOk(key)) return Status::kInvalidArgument;
     const HashedKey hk = HashKey(key);
@@ -932,6 +969,26 @@ class Store::Impl {
     return Status::kOk;
   }
 
+  SetIfEqOutcome SetIfEqLocked(Shard& g, Shard& s, const HashedKey& hg, const HashedKey& hk,
+                               std::string_view token, Prepared* p, int64_t ttl_ms,
+                               uint64_t* shortfall, bool* changed_g, bool* changed_s)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(g.mu, s.mu) {
+    const int64_t now = clock_->NowMs();
+    int64_t expires_at = 0;
+    if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
+      return SetIfEqOutcome::kInvalidArgument;
+    }
+    auto guard = FindLiveForWriteLocked(g, hg, now, changed_g);
+    if (guard == g.map.end()) return SetIfEqOutcome::kNotMatched;
+    if (guard->second.type != ValueType::kString) return SetIfEqOutcome::kWrongType;
+    if (!EqualsLocked(guard->second, token)) return SetIfEqOutcome::kNotMatched;
+    auto it = FindLiveForWriteLocked(s, hk, now, changed_s);
+    if (PutLocked(s, it, hk, p, expires_at, now, shortfall, changed_s) != Status::kOk) {
+      return SetIfEqOutcome::kOutOfMemory;
+    }
+    return SetIfEqOutcome::kWritten;
+  }
+
   Status RenameLocked(Shard& a, Shard& b, const HashedKey& hs, const HashedKey& hd,
                       bool only_if_absent, bool* renamed, uint64_t* shortfall, bool* changed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu) {
@@ -1222,6 +1279,19 @@ DelIfEqOutcome Store::DelIfEq(std::string_view key, std::string_view token) {
 DelIfEqOutcome Store::DelIfEqLocal(std::string_view key, std::string_view token) {
   return OomGuard(DelIfEqOutcome::kOutOfMemory,
                   [&] { return impl_->DelIfEqLocal(key, token); });
+}
+
+SetIfEqOutcome Store::SetIfEq(std::string_view guard_key, std::string_view token,
+                             std::string_view key, std::string_view value, int64_t ttl_ms) {
+  return OomGuard(SetIfEqOutcome::kOutOfMemory,
+                  [&] { return impl_->SetIfEq(guard_key, token, key, value, ttl_ms); });
+}
+
+SetIfEqOutcome Store::SetIfEqLocal(std::string_view guard_key, std::string_view token,
+                                  std::string_view key, std::string_view value,
+                                  int64_t ttl_ms) {
+  return OomGuard(SetIfEqOutcome::kOutOfMemory,
+                  [&] { return impl_->SetIfEqLocal(guard_key, token, key, value, ttl_ms); });
 }
 
 Status Store::Exists(std::string_view key, bool* exists) const {

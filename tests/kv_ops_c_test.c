@@ -167,6 +167,19 @@ int main(void) {
     EXPECT(info.memory_used == 0xababababababababull);
   }
 
+  /* set_if_eq: the fenced write */
+  EXPECT(ops->set_nx(ctx, "g", 1, "tok", 3, 0, &flag) == EPHPM_KV_OK && flag == 1);
+  EXPECT(ops->set_if_eq(ctx, "g", 1, "tok", 3, "d", 1, "data", 4, 0, &flag) == EPHPM_KV_OK &&
+         flag == 1);
+  EXPECT(ops->set_if_eq(ctx, "g", 1, "bad", 3, "d", 1, "xxxx", 4, 0, &flag) == EPHPM_KV_OK &&
+         flag == 0);
+  EXPECT(ops->get(ctx, "d", 1, &value, &value_len) == EPHPM_KV_OK);
+  EXPECT(bytes_eq(value, value_len, "data", 4));
+  free(value);
+  EXPECT(ops->set_if_eq(ctx, "g", 1, "tok", 3, "d", 1, "x", 1, -1, &flag) ==
+         EPHPM_KV_INVALID_ARGUMENT);
+  EXPECT(ops->del(ctx, "g", 1, &n) == EPHPM_KV_OK && ops->del(ctx, "d", 1, &n) == EPHPM_KV_OK);
+
   /* flush_all */
   EXPECT(ops->flush_all(ctx) == EPHPM_KV_OK);
   EXPECT(ops->dbsize(ctx, &count) == EPHPM_KV_OK && count == 0);

@@ -46,6 +46,18 @@ class FakeReplicator : public ephpm::Replicator {
     }
     return {};
   }
+  int set_if_eq_asks = 0;
+  Routed<ephpm::SetIfEqOutcome> RouteSetIfEq(std::string_view, std::string_view, std::string_view,
+                                             std::string_view, int64_t) override {
+    ++set_if_eq_asks;
+    switch (mode) {
+      case Mode::kLocal: return Routed<ephpm::SetIfEqOutcome>::Local();
+      case Mode::kOwnerSays:
+        return Routed<ephpm::SetIfEqOutcome>::Owner(ephpm::SetIfEqOutcome::kNotMatched);
+      case Mode::kUnreachable: return Routed<ephpm::SetIfEqOutcome>::Unreachable();
+    }
+    return {};
+  }
   Routed<DelIfEqOutcome> RouteDelIfEq(std::string_view, std::string_view) override {
     ++del_if_eq_asks;
     switch (mode) {
@@ -105,6 +117,8 @@ TEST_CASE("routing Owner: the owner's answer is returned and the local map is un
   REQUIRE(s->Set("held", "stale-token") == Status::kOk);  // a stale local copy
   rep.owner_del_if_eq = DelIfEqOutcome::kNotMatched;
   CHECK(s->DelIfEq("held", "stale-token") == DelIfEqOutcome::kNotMatched);
+  CHECK(s->SetIfEq("held", "stale-token", "data", "v") == ephpm::SetIfEqOutcome::kNotMatched);
+  CHECK(rep.set_if_eq_asks == 1);
   std::string v;
   CHECK(s->Get("held", &v) == Status::kOk);  // not removed on the owner's "no"
   CHECK(rep.Take().size() == 1);             // only the Set above was published
@@ -120,6 +134,9 @@ TEST_CASE("routing OwnerUnreachable is reported, never replaced by a local guess
   CHECK(s->DbSize() == 0);
   REQUIRE(s->Set("held", "tok") == Status::kOk);
   CHECK(s->DelIfEq("held", "tok") == DelIfEqOutcome::kOwnerUnreachable);
+  CHECK(s->SetIfEq("held", "tok", "data", "v") == ephpm::SetIfEqOutcome::kOwnerUnreachable);
+  std::string v;
+  CHECK(s->Get("data", &v) == Status::kNotFound);
   bool e = false;
   REQUIRE(s->Exists("held", &e) == Status::kOk);
   CHECK(e);
@@ -132,7 +149,9 @@ TEST_CASE("the _local variants never ask the replicator", "[replicator]") {
   auto s = StoreWith(&rep, &clock);
   CHECK(s->SetNxLocal("lock", "tok", 1000) == SetNxOutcome::kInserted);
   CHECK(s->SetNxLocal("lock", "tok", 1000) == SetNxOutcome::kExists);
+  CHECK(s->SetIfEqLocal("lock", "tok", "data", "v") == ephpm::SetIfEqOutcome::kWritten);
   CHECK(s->DelIfEqLocal("lock", "tok") == DelIfEqOutcome::kDeleted);
+  CHECK(rep.set_if_eq_asks == 0);
   CHECK(rep.set_nx_asks == 0);
   CHECK(rep.del_if_eq_asks == 0);
 }
@@ -149,6 +168,7 @@ TEST_CASE("every client mutation is published but expiry and eviction are not",
   REQUIRE(s->SetNx("lock", "tok") == SetNxOutcome::kInserted);
   REQUIRE(s->SetNx("lock", "tok2") == SetNxOutcome::kExists);  // no change: nothing
   REQUIRE(s->DelIfEq("lock", "nope") == DelIfEqOutcome::kNotMatched);
+  REQUIRE(s->SetIfEq("k", "nope", "fenced", "x") == ephpm::SetIfEqOutcome::kNotMatched);
   REQUIRE(s->DelIfEq("lock", "tok") == DelIfEqOutcome::kDeleted);
   REQUIRE(s->IncrBy("n", 5, &n) == Status::kOk);
   REQUIRE(s->Expire("n", 500, &b) == Status::kOk);

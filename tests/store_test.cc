@@ -704,3 +704,68 @@ TEST_CASE("stats count hits, misses and keys", "[store][stats]") {
   CHECK(st.keys == 1);
   CHECK(st.expired == 1);  // reaped lazily by the get
 }
+
+TEST_CASE("set_if_eq writes only while the guard holds the token", "[store][fence]") {
+  for (size_t shards : {size_t{1}, size_t{64}}) {  // guard and key in one shard, and not
+    DYNAMIC_SECTION("shards=" << shards) {
+      ManualClock clock;
+      auto o = NoSweeper();
+      o.shards = shards;
+      auto s = MakeStore(o, &clock);
+      using ephpm::SetIfEqOutcome;
+      CHECK(s->SetIfEq("lock", "tok", "data", "v0") == SetIfEqOutcome::kNotMatched);  // no guard
+      CHECK(GetOr(*s, "data") == "<missing>");
+      REQUIRE(s->SetNx("lock", "tok", 1000) == SetNxOutcome::kInserted);
+      CHECK(s->SetIfEq("lock", "tok", "data", "v1", 5000) == SetIfEqOutcome::kWritten);
+      CHECK(GetOr(*s, "data") == "v1");
+      CHECK(Pttl(*s, "data") == 5000);
+      CHECK(s->SetIfEq("lock", "other", "data", "v2") == SetIfEqOutcome::kNotMatched);
+      CHECK(s->SetIfEq("lock", "to", "data", "v2") == SetIfEqOutcome::kNotMatched);
+      CHECK(GetOr(*s, "data") == "v1");
+      CHECK(GetOr(*s, "lock") == "tok");  // the guard is only read
+      clock.Advance(1000);                 // the guard expired
+      CHECK(s->SetIfEq("lock", "tok", "data", "v3") == SetIfEqOutcome::kNotMatched);
+      CHECK(GetOr(*s, "data") == "v1");
+      CHECK(s->SetIfEq("lock", "tok", "data", "v", -1) == SetIfEqOutcome::kInvalidArgument);
+      CHECK(s->SetIfEq(std::string(ephpm::kMaxKeySize + 1, 'k'), "tok", "data", "v") ==
+            SetIfEqOutcome::kInvalidArgument);
+      CHECK(s->Stats().memory_used == [&] {
+        uint64_t sum = 0;
+        ephpm::EntryInfo info;
+        for (const char* k : {"data", "lock"}) {
+          if (s->Inspect(k, &info) == Status::kOk) sum += info.mem_size;
+        }
+        return sum;
+      }());
+    }
+  }
+}
+
+TEST_CASE("the fenced write: a request that overran its lock cannot overwrite the holder's data",
+          "[store][fence][scenario]") {
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  using ephpm::SetIfEqOutcome;
+  REQUIRE(s->SetNx("session_lock:{abc}", "token-A", 30000) == SetNxOutcome::kInserted);
+  clock.Advance(31000);  // A ran past its TTL
+  REQUIRE(s->SetNx("session_lock:{abc}", "token-B", 30000) == SetNxOutcome::kInserted);
+  CHECK(s->SetIfEq("session_lock:{abc}", "token-B", "session:{abc}", "B's data") ==
+        SetIfEqOutcome::kWritten);
+  CHECK(s->SetIfEq("session_lock:{abc}", "token-A", "session:{abc}", "A's stale data") ==
+        SetIfEqOutcome::kNotMatched);
+  CHECK(GetOr(*s, "session:{abc}") == "B's data");
+}
+
+TEST_CASE("set_if_eq refused for memory changes nothing", "[store][fence][oom]") {
+  ManualClock clock;
+  auto o = NoSweeper();
+  o.memory_limit = 600;
+  auto s = MakeStore(o, &clock);
+  using ephpm::SetIfEqOutcome;
+  REQUIRE(s->Set("lock", "tok") == Status::kOk);
+  REQUIRE(s->Set("data", "old") == Status::kOk);
+  const uint64_t used = s->Stats().memory_used;
+  CHECK(s->SetIfEq("lock", "tok", "data", std::string(1000, 'x')) == SetIfEqOutcome::kOutOfMemory);
+  CHECK(GetOr(*s, "data") == "old");
+  CHECK(s->Stats().memory_used == used);
+}

@@ -160,6 +160,15 @@ typedef struct ephpm_kv_ops {
 
   /* Fills *info (see ephpm_kv_info).  Always OK. */
   int (*info)(void *ctx, ephpm_kv_info *info);
+
+  /* The fenced write: stores value under key (ttl_ms as in set) only while
+   * guard holds a live string equal to token, as one atomic decision.  OK with
+   * *written = 1, or 0 when the guard does not hold the token.  WRONG_TYPE
+   * when the guard is not a string; OUT_OF_MEMORY changes nothing;
+   * OWNER_UNREACHABLE means the outcome is unknown. */
+  int (*set_if_eq)(void *ctx, const char *guard, size_t guard_len, const char *token,
+                   size_t token_len, const char *key, size_t key_len, const char *value,
+                   size_t value_len, int64_t ttl_ms, int *written);
 } ephpm_kv_ops;
 
 /* True when `ops` (of the provider's `size`) has a non-NULL `slot`. */

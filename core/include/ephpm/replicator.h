@@ -52,6 +52,15 @@ class Replicator {
     return Routed<DelIfEqOutcome>::Local();
   }
 
+  // Asked by Store::SetIfEq; the owner (of the guard key) runs
+  // Store::SetIfEqLocal.
+  virtual Routed<SetIfEqOutcome> RouteSetIfEq(std::string_view guard_key,
+                                              std::string_view token, std::string_view key,
+                                              std::string_view value, int64_t ttl_ms) {
+    (void)guard_key, (void)token, (void)key, (void)value, (void)ttl_ms;
+    return Routed<SetIfEqOutcome>::Local();
+  }
+
   // Called after a mutation is applied, while the key's shard lock is still
   // held, so calls for one key arrive in the order they were applied.
   // REQUIRES: must not block, do I/O, or call back into the Store; copy what

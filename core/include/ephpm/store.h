@@ -115,6 +115,18 @@ class Store {
   // The decision itself, under this node's shard lock.  Never routes.
   DelIfEqOutcome DelIfEqLocal(std::string_view key, std::string_view token);
 
+  // The fenced write: stores value under key (ttl_ms as in Set) only while
+  // guard_key holds a live string exactly equal to token, decided under both
+  // shards' write locks (taken in index order).  A request that lost its lock
+  // cannot overwrite the data of the request that holds it now.  Asks the
+  // replicator's RouteSetIfEq first.
+  SetIfEqOutcome SetIfEq(std::string_view guard_key, std::string_view token,
+                         std::string_view key, std::string_view value, int64_t ttl_ms = 0);
+  // The decision itself, under this node's shard locks.  Never routes.
+  SetIfEqOutcome SetIfEqLocal(std::string_view guard_key, std::string_view token,
+                              std::string_view key, std::string_view value,
+                              int64_t ttl_ms = 0);
+
   // *exists = whether a live entry of any type is there.
   Status Exists(std::string_view key, bool* exists) const;
 

@@ -34,6 +34,16 @@ enum class DelIfEqOutcome : int {
                           // nothing changed
 };
 
+// Result of Store::SetIfEq (the fenced write).
+enum class SetIfEqOutcome : int {
+  kWritten = 0,           // the guard held the token; the key was written
+  kNotMatched = 1,        // the guard is missing, expired or holds another value
+  kOutOfMemory = 2,       // refused by the memory limit; nothing changed
+  kOwnerUnreachable = 3,  // cluster: the owner did not answer; outcome unknown
+  kWrongType = 4,         // the guard holds a non-string value
+  kInvalidArgument = 5,   // a key, the token or the value too long; negative TTL
+};
+
 // One change to the store, as handed to Replicator::Publish.  The views point
 // into the store and are valid only during the call.
 struct Mutation {
