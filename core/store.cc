@@ -609,7 +609,11 @@ class Store::Impl {
     const HashedKey hk = HashKey(key);
     Shard& s = ShardFor(hk);
     using Steady = std::chrono::steady_clock;
-    const auto deadline = Steady::now() + std::chrono::milliseconds(timeout_ms);
+    // steady_clock counts nanoseconds in an int64: cap the timeout (at about
+    // a century) so that now + timeout cannot overflow.
+    constexpr int64_t kMaxTimeoutMs = int64_t{100} * 365 * 24 * 3600 * 1000;
+    const auto deadline =
+        Steady::now() + std::chrono::milliseconds(std::min(timeout_ms, kMaxTimeoutMs));
     std::string frame;
     bool compressed = false;
     uint64_t original_size = 0;

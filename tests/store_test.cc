@@ -553,6 +553,17 @@ TEST_CASE("wait_for_change returns the state, times out, and is woken by changes
     CHECK_FALSE(w.found);
     CHECK(w.version == 0);
   }
+  SECTION("a timeout of INT64_MAX ms waits (and is woken) instead of overflowing") {
+    std::thread writer([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      (void)s->Set("k", "late");
+    });
+    const Status st = s->WaitForChange("k", 0, INT64_MAX, &w);
+    writer.join();
+    CHECK(st == Status::kOk);
+    CHECK(w.changed);
+    CHECK(w.value == "late");
+  }
   SECTION("a waiter on an absent key is woken when it is created") {
     std::thread writer([&] {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -175,7 +175,7 @@ class Store {
   // passes.  Every write, delete and expiry moves a key's version; an absent
   // key has version 0.  Returns at once when the version already differs, so
   // last_version = 0 reads the current state of a present key.  A negative
-  // timeout_ms is kInvalidArgument.
+  // timeout_ms is kInvalidArgument; one past a century waits a century.
   Status WaitForChange(std::string_view key, uint64_t last_version,
                        int64_t timeout_ms, WaitResult* result) const;
 
