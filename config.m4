@@ -17,10 +17,10 @@ if test "$PHP_EPHPM" != "no"; then
   PHP_ADD_LIBRARY(stdc++, 1, EPHPM_SHARED_LIBADD)
   PHP_SUBST(EPHPM_SHARED_LIBADD)
 
-  EPHPM_C_SOURCES="ext/ephpm.c ext/ephpm_ops.c"
+  EPHPM_C_SOURCES="ext/ephpm.c ext/ephpm_ops.c session/ephpm_session.c"
   EPHPM_CXX_SOURCES="ext/standalone.cc core/clock.cc core/compression.cc core/glob.cc \
     core/int64_text.cc core/kv_ops.cc core/settings.cc core/store.cc"
-  EPHPM_INCLUDES="-I@ext_srcdir@/ext -I@ext_srcdir@/core/include -I@ext_srcdir@/core"
+  EPHPM_INCLUDES="-I@ext_srcdir@/ext -I@ext_srcdir@/session -I@ext_srcdir@/core/include -I@ext_srcdir@/core"
   EPHPM_FLAGS="-DZEND_ENABLE_STATIC_TSRMLS_CACHE=1 -fvisibility=hidden $EPHPM_INCLUDES"
 
   PHP_NEW_EXTENSION(ephpm, $EPHPM_C_SOURCES, $ext_shared,, $EPHPM_FLAGS, cxx)
@@ -33,6 +33,8 @@ if test "$PHP_EPHPM" != "no"; then
   fi
   PHP_ADD_BUILD_DIR($ext_builddir/ext)
   PHP_ADD_BUILD_DIR($ext_builddir/core)
+  PHP_ADD_BUILD_DIR($ext_builddir/session)
+  PHP_ADD_EXTENSION_DEP(ephpm, session)
 
   dnl `make test` runs php-tests/ (run-tests.php scans only tests/ by default).
   PHP_ADD_MAKEFILE_FRAGMENT

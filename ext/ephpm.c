@@ -20,6 +20,7 @@
 #include "php.h"
 #include "php_ephpm.h"
 #include "php_ini.h"
+#include "ephpm_session.h"
 
 #include "ephpm_arginfo.h"
 
@@ -35,6 +36,13 @@ void ephpm_test_hooks_register(int module_number);
 
 static ZEND_INI_MH(OnUpdateStoreSetting) {
   const char *name = ZSTR_VAL(entry->name) + sizeof("ephpm.") - 1;
+  /* php.ini's parser turns a bare Off (also No, False, None) into "": for
+   * ephpm.compression that is the documented "off", not an invalid value. */
+  if (ZSTR_LEN(new_value) == 0 && strcmp(name, "compression") == 0) {
+    static char off[] = "off";
+    *(char **)ZEND_INI_GET_ADDR() = off;
+    return SUCCESS;
+  }
   char err[256];
   if (!ephpm_store_setting_check(name, ZSTR_VAL(new_value), err, sizeof err)) {
     zend_error(E_WARNING, "Invalid %s value \"%s\": %s; keeping %s", ZSTR_VAL(entry->name),
@@ -49,6 +57,101 @@ static ZEND_INI_MH(OnUpdateStoreSetting) {
   STD_PHP_INI_ENTRY("ephpm." name, default, PHP_INI_SYSTEM, OnUpdateStoreSetting,     \
                     store_settings[index], zend_ephpm_globals, ephpm_globals)
 
+/* Session settings may change per request (ini_set before session_start). */
+
+static void refuse_setting(zend_ini_entry *entry, zend_string *new_value, const char *why) {
+  zend_error(E_WARNING, "Invalid %s value \"%s\": %s; keeping %s", ZSTR_VAL(entry->name),
+             ZSTR_VAL(new_value), why, entry->value ? ZSTR_VAL(entry->value) : "the default");
+}
+
+/* A whole number of milliseconds >= minimum: digits (and an optional '-', so
+ * that "-1" is refused by the minimum rather than misread), nothing else. */
+static bool parse_ms(zend_string *text, zend_long minimum, zend_long *out) {
+  const char *p = ZSTR_VAL(text);
+  const size_t n = ZSTR_LEN(text);
+  size_t i = (n > 0 && p[0] == '-') ? 1 : 0;
+  if (i == n || n > 19) return false;
+  for (; i < n; ++i) {
+    if (p[i] < '0' || p[i] > '9') return false;
+  }
+  const zend_long v = ZEND_STRTOL(p, NULL, 10);
+  if (v < minimum) return false;
+  *out = v;
+  return true;
+}
+
+static ZEND_INI_MH(OnUpdateSessionMs) {
+  /* mh_arg2: the field; mh_arg3: the minimum as text */
+  const zend_long minimum = ZEND_STRTOL((const char *)mh_arg3, NULL, 10);
+  zend_long v;
+  if (!parse_ms(new_value, minimum, &v)) {
+    char why[96];
+    snprintf(why, sizeof why, "must be a whole number of milliseconds, at least " ZEND_LONG_FMT,
+             minimum);
+    refuse_setting(entry, new_value, why);
+    return FAILURE;
+  }
+  zend_long *field = (zend_long *)ZEND_INI_GET_ADDR();
+  /* The backoff bounds must stay ordered. */
+  if (field == &EPHPM_G(session_lock_backoff_max_ms) && v < EPHPM_G(session_lock_backoff_min_ms)) {
+    char why[96];
+    snprintf(why, sizeof why, "must be at least ephpm.session_lock_backoff_min_ms (" ZEND_LONG_FMT
+             ")", EPHPM_G(session_lock_backoff_min_ms));
+    refuse_setting(entry, new_value, why);
+    return FAILURE;
+  }
+  if (field == &EPHPM_G(session_lock_backoff_min_ms) && stage != ZEND_INI_STAGE_STARTUP &&
+      v > EPHPM_G(session_lock_backoff_max_ms)) {
+    char why[96];
+    snprintf(why, sizeof why, "must be at most ephpm.session_lock_backoff_max_ms (" ZEND_LONG_FMT
+             ")", EPHPM_G(session_lock_backoff_max_ms));
+    refuse_setting(entry, new_value, why);
+    return FAILURE;
+  }
+  *field = v;
+  return SUCCESS;
+}
+
+#ifdef ZTS
+#define EPHPM_GLOBALS_BASE ((void *)&ephpm_globals_id)
+#else
+#define EPHPM_GLOBALS_BASE ((void *)&ephpm_globals)
+#endif
+
+/* "ephpm.session_lock_<name>_ms", at least `minimum` (a string literal). */
+#define EPHPM_SESSION_MS_INI(name, default, minimum)                                      \
+  ZEND_INI_ENTRY3_EX("ephpm.session_lock_" #name "_ms", default, PHP_INI_ALL,            \
+                     OnUpdateSessionMs,                                                   \
+                     (void *)XtOffsetOf(zend_ephpm_globals, session_lock_##name##_ms),     \
+                     EPHPM_GLOBALS_BASE, (void *)minimum, NULL)
+
+static ZEND_INI_MH(OnUpdateLockFailure) {
+  zend_long mode;
+  if (zend_string_equals_literal_ci(new_value, "proceed")) {
+    mode = EPHPM_LOCK_FAILURE_PROCEED;
+  } else if (zend_string_equals_literal_ci(new_value, "fail")) {
+    mode = EPHPM_LOCK_FAILURE_FAIL;
+  } else if (zend_string_equals_literal_ci(new_value, "readonly")) {
+    mode = EPHPM_LOCK_FAILURE_READONLY;
+  } else {
+    refuse_setting(entry, new_value, "must be proceed, fail or readonly");
+    return FAILURE;
+  }
+  *(zend_long *)ZEND_INI_GET_ADDR() = mode;
+  return SUCCESS;
+}
+
+static ZEND_INI_MH(OnUpdateSessionPrefix) {
+  /* The id goes inside {} so data and lock share a cluster owner: a brace
+   * in the prefix would become the hash tag instead. */
+  if (ZSTR_LEN(new_value) == 0 || memchr(ZSTR_VAL(new_value), '{', ZSTR_LEN(new_value)) ||
+      memchr(ZSTR_VAL(new_value), '}', ZSTR_LEN(new_value))) {
+    refuse_setting(entry, new_value, "must be non-empty and contain no { or }");
+    return FAILURE;
+  }
+  return OnUpdateString(entry, new_value, mh_arg1, mh_arg2, mh_arg3, stage);
+}
+
 /* Same order as ephpm_store_setting_names (ephpm_bridge.h). */
 PHP_INI_BEGIN()
 EPHPM_STORE_INI("memory_limit", "0", 0)
@@ -58,6 +161,16 @@ EPHPM_STORE_INI("compression_threshold", "1024", 3)
 EPHPM_STORE_INI("compression_level", "3", 4)
 EPHPM_STORE_INI("max_value_size", "512M", 5)
 EPHPM_STORE_INI("shards", "64", 6)
+STD_PHP_INI_ENTRY("ephpm.session_prefix", "session", PHP_INI_ALL, OnUpdateSessionPrefix,
+                  session_prefix, zend_ephpm_globals, ephpm_globals)
+STD_PHP_INI_BOOLEAN("ephpm.session_locking", "1", PHP_INI_ALL, OnUpdateBool, session_locking,
+                    zend_ephpm_globals, ephpm_globals)
+EPHPM_SESSION_MS_INI(ttl, "30000", "1")
+EPHPM_SESSION_MS_INI(wait, "30000", "0")
+EPHPM_SESSION_MS_INI(backoff_min, "10", "1")
+EPHPM_SESSION_MS_INI(backoff_max, "100", "1")
+STD_PHP_INI_ENTRY("ephpm.session_lock_failure", "proceed", PHP_INI_ALL, OnUpdateLockFailure,
+                  session_lock_failure, zend_ephpm_globals, ephpm_globals)
 PHP_INI_END()
 
 /* ---- argument checks and status reporting -------------------------------- */
@@ -74,15 +187,20 @@ static bool check_key(const zend_string *key, uint32_t arg) {
   return true;
 }
 
+/* The longest TTL accepted, in ms.  The store adds the TTL to the current
+ * time and refuses a sum that overflows int64 (with a bare INVALID_ARGUMENT
+ * that would be misreported as an over-long value), so leave room for "now". */
+#define EPHPM_MAX_TTL_MS (INT64_MAX / 2)
+
 /* A TTL argument in units of `unit_ms` milliseconds, to milliseconds. */
 static bool ttl_to_ms(zend_long ttl, int64_t unit_ms, uint32_t arg, int64_t *ms) {
   if (ttl < 0) {
     zend_argument_value_error(arg, "must be greater than or equal to 0");
     return false;
   }
-  if (ttl > INT64_MAX / unit_ms) {
+  if (ttl > EPHPM_MAX_TTL_MS / unit_ms) {
     zend_argument_value_error(arg, "must be less than or equal to " ZEND_LONG_FMT,
-                              (zend_long)(INT64_MAX / unit_ms));
+                              (zend_long)(EPHPM_MAX_TTL_MS / unit_ms));
     return false;
   }
   *ms = (int64_t)ttl * unit_ms;
@@ -542,6 +660,13 @@ PHP_FUNCTION(ephpm_kv_info) {
                        : (double)info.compressed_original_bytes /
                              (double)info.compressed_stored_bytes);
   add_assoc_string(return_value, "mode", (char *)ephpm_ops_mode());
+  ephpm_session_counters sc;
+  ephpm_session_get_counters(&sc);
+  add_assoc_long(return_value, "session_lock_acquired", (zend_long)sc.lock_acquired);
+  add_assoc_long(return_value, "session_lock_waits", (zend_long)sc.lock_waits);
+  add_assoc_long(return_value, "session_lock_timeouts", (zend_long)sc.lock_timeouts);
+  add_assoc_long(return_value, "session_stale_releases_refused", (zend_long)sc.stale_releases);
+  add_assoc_long(return_value, "session_fenced_writes_refused", (zend_long)sc.fenced_refused);
 }
 
 /* ---- module ---------------------------------------------------------------- */
@@ -565,6 +690,7 @@ static bool sapi_is_multi_process(void) {
 
 static PHP_MINIT_FUNCTION(ephpm) {
   REGISTER_INI_ENTRIES();
+  if (php_session_register_module(&ps_mod_ephpm) == FAILURE) return FAILURE;
 #ifdef EPHPM_TEST_HOOKS
   ephpm_test_hooks_register(module_number);
 #endif
@@ -610,8 +736,15 @@ static PHP_MINFO_FUNCTION(ephpm) {
   DISPLAY_INI_ENTRIES();
 }
 
+static const zend_module_dep ephpm_deps[] = {
+    ZEND_MOD_REQUIRED("session")
+    ZEND_MOD_END
+};
+
 zend_module_entry ephpm_module_entry = {
-    STANDARD_MODULE_HEADER,
+    STANDARD_MODULE_HEADER_EX,
+    NULL,
+    ephpm_deps,
     "ephpm",
     ext_functions,
     PHP_MINIT(ephpm),

@@ -11,7 +11,26 @@
  * Installs an ops table through ephpm_set_kv_ops(), the path a host uses:
  * "standalone" (uninstall), "full" (a copy of the standalone store's table),
  * "short" (a host before del_if_eq), "tiny" (shorter than any table),
- * "abi" (another ABI version), "unreachable" (set_nx and del_if_eq report an
- * unreachable owner), "wrongtype" (key operations report WRONGTYPE).
+ * "abi" (another ABI version), "unreachable" (set_nx, del_if_eq and set_if_eq
+ * report an unreachable owner and change nothing), "unreachable_landed" (set_nx
+ * takes the lock but reports an unreachable owner, as a timed-out request that
+ * reached the owner would), "wrongtype" (key operations report WRONGTYPE),
+ * "get_fails" (only get reports WRONGTYPE, to fail a session read).
+ * Every variant counts its calls of set_nx, del_if_eq, set_if_eq and del.
  */
 function ephpm_test_install_host_ops(string $variant): void {}
+
+/** The counts kept by the installed variant: ['set_nx' => int, ...]. */
+function ephpm_test_op_calls(): array {}
+
+/**
+ * Starts (true) or stops recording the session lock's waits: each wait the
+ * acquire loop performs, as ['timeout_ms' => int, 'woken' => bool].
+ */
+function ephpm_test_session_trace(bool $enable): void {}
+
+/** The waits recorded since ephpm_test_session_trace(true). */
+function ephpm_test_session_trace_get(): array {}
+
+/** Deletes $key from the store after $delay_ms, from another thread. */
+function ephpm_test_delete_after(string $key, int $delay_ms): void {}

@@ -15,6 +15,15 @@ ZEND_BEGIN_MODULE_GLOBALS(ephpm)
   /* ephpm.* store settings, as text; applied when a standalone store is
    * made (ephpm_bridge.h lists them in this order). */
   char *store_settings[7];
+
+  /* ephpm.session_* (see session/ephpm_session.h) */
+  char *session_prefix;
+  bool session_locking;
+  zend_long session_lock_ttl_ms;
+  zend_long session_lock_wait_ms;
+  zend_long session_lock_backoff_min_ms;
+  zend_long session_lock_backoff_max_ms;
+  zend_long session_lock_failure; /* ephpm_lock_failure */
 ZEND_END_MODULE_GLOBALS(ephpm)
 
 ZEND_EXTERN_MODULE_GLOBALS(ephpm)

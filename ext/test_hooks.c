@@ -1,45 +1,68 @@
-/* Test-only hooks (EPHPM_TEST_HOOKS): drive the host-table path with tables
- * that a real host might hand over.  Not compiled into the shipped module. */
+/* Test-only hooks (EPHPM_TEST_HOOKS): drive the host-table path with tables a
+ * real host might hand over, observe the session lock's waits, and act on the
+ * store from another thread.  Not compiled into the shipped module. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ephpm_ops.h"
+#include "ephpm_session.h"
 #include "php.h"
 
 #include "ephpm_test_arginfo.h"
 
-static ephpm_kv_ops variant_ops;
+/* ---- host table variants --------------------------------------------------- */
 
-static int unreachable_set_nx(void *ctx, const char *k, size_t kl, const char *v, size_t vl,
-                              int64_t ttl, int *inserted) {
-  (void)ctx, (void)k, (void)kl, (void)v, (void)vl, (void)ttl, (void)inserted;
-  return EPHPM_KV_OWNER_UNREACHABLE;
+static ephpm_kv_ops real_ops;     /* the standalone table the variant wraps */
+static ephpm_kv_ops variant_ops;  /* what was installed */
+static zend_long calls_set_nx, calls_del_if_eq, calls_set_if_eq, calls_del;
+
+typedef enum { FORWARD, UNREACHABLE, UNREACHABLE_LANDED, WRONG_TYPE, GET_FAILS } behaviour;
+static behaviour mode;
+
+static int v_set_nx(void *ctx, const char *k, size_t kl, const char *v, size_t vl, int64_t ttl,
+                    int *inserted) {
+  ++calls_set_nx;
+  if (mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
+  const int st = real_ops.set_nx(ctx, k, kl, v, vl, ttl, inserted);
+  return mode == UNREACHABLE_LANDED ? EPHPM_KV_OWNER_UNREACHABLE : st;
 }
 
-static int unreachable_del_if_eq(void *ctx, const char *k, size_t kl, const char *t, size_t tl,
-                                 int *deleted) {
-  (void)ctx, (void)k, (void)kl, (void)t, (void)tl, (void)deleted;
-  return EPHPM_KV_OWNER_UNREACHABLE;
+static int v_del_if_eq(void *ctx, const char *k, size_t kl, const char *t, size_t tl,
+                       int *deleted) {
+  ++calls_del_if_eq;
+  if (mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
+  if (mode == WRONG_TYPE) return EPHPM_KV_WRONG_TYPE;
+  return real_ops.del_if_eq(ctx, k, kl, t, tl, deleted);
 }
 
-static int wrongtype_get(void *ctx, const char *k, size_t kl, char **v, size_t *vl) {
-  (void)ctx, (void)k, (void)kl, (void)v, (void)vl;
-  return EPHPM_KV_WRONG_TYPE;
+static int v_set_if_eq(void *ctx, const char *g, size_t gl, const char *t, size_t tl,
+                       const char *k, size_t kl, const char *v, size_t vl, int64_t ttl,
+                       int *written) {
+  ++calls_set_if_eq;
+  if (mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
+  return real_ops.set_if_eq(ctx, g, gl, t, tl, k, kl, v, vl, ttl, written);
 }
 
-static int wrongtype_incr_by(void *ctx, const char *k, size_t kl, int64_t d, int64_t *r) {
-  (void)ctx, (void)k, (void)kl, (void)d, (void)r;
-  return EPHPM_KV_WRONG_TYPE;
+static int v_del(void *ctx, const char *k, size_t kl, int64_t *removed) {
+  ++calls_del;
+  return real_ops.del(ctx, k, kl, removed);
 }
 
-static int wrongtype_del_if_eq(void *ctx, const char *k, size_t kl, const char *t, size_t tl,
-                               int *deleted) {
-  (void)ctx, (void)k, (void)kl, (void)t, (void)tl, (void)deleted;
-  return EPHPM_KV_WRONG_TYPE;
+static int v_get(void *ctx, const char *k, size_t kl, char **v, size_t *vl) {
+  if (mode == WRONG_TYPE || mode == GET_FAILS) return EPHPM_KV_WRONG_TYPE;
+  return real_ops.get(ctx, k, kl, v, vl);
+}
+
+static int v_incr_by(void *ctx, const char *k, size_t kl, int64_t d, int64_t *r) {
+  if (mode == WRONG_TYPE) return EPHPM_KV_WRONG_TYPE;
+  return real_ops.incr_by(ctx, k, kl, d, r);
 }
 
 PHP_FUNCTION(ephpm_test_install_host_ops) {
@@ -48,14 +71,20 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
     Z_PARAM_STR(variant)
   ZEND_PARSE_PARAMETERS_END();
   const char *v = ZSTR_VAL(variant);
-  if (strcmp(v, "standalone") == 0) {
-    ephpm_set_kv_ops(NULL);
-    return;
-  }
   ephpm_set_kv_ops(NULL);
+  if (strcmp(v, "standalone") == 0) return;
   const ephpm_kv_ops *real = ephpm_ops_get();  /* the standalone store's table */
   if (real == NULL) RETURN_THROWS();
+  real_ops = *real;
   variant_ops = *real;
+  variant_ops.set_nx = v_set_nx;
+  variant_ops.del_if_eq = v_del_if_eq;
+  variant_ops.set_if_eq = v_set_if_eq;
+  variant_ops.del = v_del;
+  variant_ops.get = v_get;
+  variant_ops.incr_by = v_incr_by;
+  calls_set_nx = calls_del_if_eq = calls_set_if_eq = calls_del = 0;
+  mode = FORWARD;
   if (strcmp(v, "full") == 0) {
   } else if (strcmp(v, "short") == 0) {
     variant_ops.size = offsetof(ephpm_kv_ops, del_if_eq);
@@ -64,17 +93,117 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
   } else if (strcmp(v, "abi") == 0) {
     variant_ops.abi_version = EPHPM_KV_ABI_VERSION + 98;
   } else if (strcmp(v, "unreachable") == 0) {
-    variant_ops.set_nx = unreachable_set_nx;
-    variant_ops.del_if_eq = unreachable_del_if_eq;
+    mode = UNREACHABLE;
+  } else if (strcmp(v, "unreachable_landed") == 0) {
+    mode = UNREACHABLE_LANDED;
   } else if (strcmp(v, "wrongtype") == 0) {
-    variant_ops.get = wrongtype_get;
-    variant_ops.incr_by = wrongtype_incr_by;
-    variant_ops.del_if_eq = wrongtype_del_if_eq;
+    mode = WRONG_TYPE;
+  } else if (strcmp(v, "get_fails") == 0) {
+    mode = GET_FAILS;
   } else {
     zend_argument_value_error(1, "is not a known variant");
     RETURN_THROWS();
   }
   ephpm_set_kv_ops(&variant_ops);
+}
+
+PHP_FUNCTION(ephpm_test_op_calls) {
+  ZEND_PARSE_PARAMETERS_NONE();
+  array_init(return_value);
+  add_assoc_long(return_value, "set_nx", calls_set_nx);
+  add_assoc_long(return_value, "del_if_eq", calls_del_if_eq);
+  add_assoc_long(return_value, "set_if_eq", calls_set_if_eq);
+  add_assoc_long(return_value, "del", calls_del);
+}
+
+/* ---- the session lock's waits ---------------------------------------------- */
+
+#define TRACE_MAX 4096
+static struct {
+  int64_t timeout_ms;
+  bool woken;
+} trace[TRACE_MAX];
+static size_t trace_len;
+
+static int recording_sleeper(const ephpm_kv_ops *ops, const char *key, size_t key_len,
+                             uint64_t *version, int64_t timeout_ms, bool *changed) {
+  const int st = ephpm_session_default_sleeper(ops, key, key_len, version, timeout_ms, changed);
+  if (trace_len < TRACE_MAX) {
+    trace[trace_len].timeout_ms = timeout_ms;
+    trace[trace_len].woken = *changed;
+    ++trace_len;
+  }
+  return st;
+}
+
+PHP_FUNCTION(ephpm_test_session_trace) {
+  bool enable;
+  ZEND_PARSE_PARAMETERS_START(1, 1)
+    Z_PARAM_BOOL(enable)
+  ZEND_PARSE_PARAMETERS_END();
+  trace_len = 0;
+  ephpm_session_set_sleeper(enable ? recording_sleeper : NULL);
+}
+
+PHP_FUNCTION(ephpm_test_session_trace_get) {
+  ZEND_PARSE_PARAMETERS_NONE();
+  array_init(return_value);
+  for (size_t i = 0; i < trace_len; ++i) {
+    zval entry;
+    array_init(&entry);
+    add_assoc_long(&entry, "timeout_ms", (zend_long)trace[i].timeout_ms);
+    add_assoc_bool(&entry, "woken", trace[i].woken);
+    add_next_index_zval(return_value, &entry);
+  }
+}
+
+/* ---- acting from another thread -------------------------------------------- */
+
+typedef struct {
+  const ephpm_kv_ops *ops;
+  char *key;
+  size_t key_len;
+  zend_long delay_ms;
+} delayed_delete;
+
+static void *delete_later(void *arg) {
+  delayed_delete *job = arg;
+  struct timespec ts = {job->delay_ms / 1000, (job->delay_ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+  int64_t removed = 0;
+  job->ops->del(job->ops->ctx, job->key, job->key_len, &removed);
+  free(job->key);
+  free(job);
+  return NULL;
+}
+
+PHP_FUNCTION(ephpm_test_delete_after) {
+  zend_string *key;
+  zend_long delay_ms;
+  ZEND_PARSE_PARAMETERS_START(2, 2)
+    Z_PARAM_STR(key)
+    Z_PARAM_LONG(delay_ms)
+  ZEND_PARSE_PARAMETERS_END();
+  const ephpm_kv_ops *ops = ephpm_ops_get();
+  if (ops == NULL) RETURN_THROWS();
+  delayed_delete *job = malloc(sizeof *job);
+  char *copy = malloc(ZSTR_LEN(key) + 1);
+  if (job == NULL || copy == NULL) {
+    free(job);
+    free(copy);
+    zend_throw_error(NULL, "out of memory");
+    RETURN_THROWS();
+  }
+  memcpy(copy, ZSTR_VAL(key), ZSTR_LEN(key) + 1);
+  *job = (delayed_delete){ops, copy, ZSTR_LEN(key), delay_ms};
+  pthread_t thread;
+  if (pthread_create(&thread, NULL, delete_later, job) != 0) {
+    free(copy);
+    free(job);
+    zend_throw_error(NULL, "pthread_create failed");
+    RETURN_THROWS();
+  }
+  pthread_detach(thread);
 }
 
 void ephpm_test_hooks_register(int module_number) {

@@ -1,0 +1,35 @@
+--TEST--
+session lock: the acquire loop waits 10, 20, 40, 80, 100 ... ms, within ephpm.session_lock_wait_ms
+--SKIPIF--
+<?php if (!function_exists('ephpm_test_session_trace')) die('skip test build only'); ?>
+--EXTENSIONS--
+ephpm
+session
+--INI--
+session.save_handler=ephpm
+session.use_cookies=0
+session.cache_limiter=
+session.use_strict_mode=0
+ephpm.session_lock_wait_ms=500
+--FILE--
+<?php
+ephpm_kv_set('session_lock:{seq1}', 'foreign-token');
+ephpm_test_session_trace(true);
+session_id('seq1');
+@session_start();
+$trace = ephpm_test_session_trace_get();
+ephpm_test_session_trace(false);
+// The first wait only learns the holder's version (it returns at once);
+// every other one is a full backoff step that timed out.
+var_dump($trace[0]['woken']);
+$steps = array_column(array_filter(array_slice($trace, 1), fn($w) => !$w['woken']), 'timeout_ms');
+echo implode(', ', $steps), "\n";
+var_dump(array_sum($steps));
+var_dump(count($trace) === count($steps) + 1);
+session_write_close();
+?>
+--EXPECT--
+bool(true)
+10, 20, 40, 80, 100, 100, 100, 50
+int(500)
+bool(true)

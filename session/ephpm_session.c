@@ -1,0 +1,450 @@
+/* The "ephpm" session save handler.  It talks to the store only through the
+ * ops table.
+ *
+ * Locking, as php-fpm's files handler does it but with a lock that is
+ * actually correct:
+ *  - PS_READ takes "<prefix>_lock:{sid}" with set_nx, the value a fresh
+ *    128-bit token from PHP's CSPRNG (32 hex characters), with a TTL
+ *    (ephpm.session_lock_ttl_ms).  On contention it waits on the lock key
+ *    through the store's wait op, backing off from
+ *    ephpm.session_lock_backoff_min_ms, doubling to _max_ms, for at most
+ *    ephpm.session_lock_wait_ms; a release wakes it at once.
+ *  - PS_WRITE writes with set_if_eq: only while the lock still holds this
+ *    request's token, so a request that ran past its TTL cannot overwrite the
+ *    data of the request that holds the lock now.
+ *  - PS_CLOSE (PHP calls it at request shutdown, after fatal errors too)
+ *    releases with del_if_eq and the token, never a plain delete.
+ *
+ * Per-request state lives in the module data; PS_OPEN sets it and PS_CLOSE
+ * clears it, so PHP calls close exactly once per open. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ephpm_ops.h"
+#include "ephpm_session.h"
+#include "ext/random/php_random.h"
+#include "php.h"
+#include "php_ephpm.h"
+#include "zend_smart_str.h"
+
+/* The lock's state in this request. */
+typedef enum {
+  LOCK_NONE,        /* no lock: locking off, not read yet, or released */
+  LOCK_HELD,        /* our token is the lock's value */
+  LOCK_UNCONFIRMED, /* the owner was unreachable: our token may have landed */
+  LOCK_MISSED       /* contention outlasted the wait; running without it */
+} lock_state;
+
+typedef struct {
+  zend_string *sid;       /* the session id the keys below belong to */
+  zend_string *data_key;  /* "<prefix>:{sid}" */
+  zend_string *lock_key;  /* "<prefix>_lock:{sid}" */
+  char token[33];         /* 32 lowercase hex characters, NUL-terminated */
+  lock_state lock;
+  bool readonly;          /* ephpm.session_lock_failure=readonly kicked in */
+} ephpm_ps_data;
+
+static _Atomic uint64_t counter_acquired, counter_waits, counter_timeouts, counter_stale,
+    counter_fenced;
+
+static _Atomic(ephpm_session_sleeper) sleeper_override;
+
+void ephpm_session_get_counters(ephpm_session_counters *out) {
+  out->lock_acquired = atomic_load(&counter_acquired);
+  out->lock_waits = atomic_load(&counter_waits);
+  out->lock_timeouts = atomic_load(&counter_timeouts);
+  out->stale_releases = atomic_load(&counter_stale);
+  out->fenced_refused = atomic_load(&counter_fenced);
+}
+
+void ephpm_session_set_sleeper(ephpm_session_sleeper sleeper) {
+  atomic_store(&sleeper_override, sleeper);
+}
+
+int ephpm_session_default_sleeper(const ephpm_kv_ops *ops, const char *key, size_t key_len,
+                                  uint64_t *version, int64_t timeout_ms, bool *changed) {
+  int moved = 0, found = 0;
+  char *value = NULL;
+  size_t value_len = 0;
+  const int st = ops->wait(ops->ctx, key, key_len, *version, timeout_ms, &moved, &found,
+                           &value, &value_len, version);
+  free(value);
+  *changed = st == EPHPM_KV_OK && moved;
+  return st;
+}
+
+static int64_t monotonic_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const char *sid_for_messages(const ephpm_ps_data *d) {
+  return d->sid ? ZSTR_VAL(d->sid) : "";
+}
+
+/* ---- keys ------------------------------------------------------------------ */
+
+static zend_string *make_key(const char *suffix, const zend_string *sid) {
+  smart_str s = {0};
+  smart_str_appends(&s, EPHPM_G(session_prefix));
+  smart_str_appends(&s, suffix);
+  smart_str_appendc(&s, '{');
+  smart_str_append(&s, sid);
+  smart_str_appendc(&s, '}');
+  smart_str_0(&s);
+  return s.s;
+}
+
+static void forget_keys(ephpm_ps_data *d) {
+  if (d->sid) zend_string_release(d->sid);
+  if (d->data_key) zend_string_release(d->data_key);
+  if (d->lock_key) zend_string_release(d->lock_key);
+  d->sid = d->data_key = d->lock_key = NULL;
+}
+
+/* Points d's keys at `sid`.  Allocates (and may bail out on memory_limit)
+ * before any lock is taken for it. */
+static void use_sid(ephpm_ps_data *d, zend_string *sid) {
+  if (d->sid && zend_string_equals(d->sid, sid)) return;
+  forget_keys(d);
+  d->sid = zend_string_copy(sid);
+  d->data_key = make_key(":", sid);
+  d->lock_key = make_key("_lock:", sid);
+}
+
+/* ---- the lock -------------------------------------------------------------- */
+
+typedef enum { ACQ_HELD, ACQ_UNCONFIRMED, ACQ_TIMED_OUT, ACQ_FAILED } acquire_result;
+
+/* Releases our lock, if we may hold it, with compare-and-delete. */
+static void release_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
+  if (d->lock != LOCK_HELD && d->lock != LOCK_UNCONFIRMED) {
+    d->lock = LOCK_NONE;
+    return;
+  }
+  const lock_state was = d->lock;
+  d->lock = LOCK_NONE;
+  int deleted = 0;
+  const int st = ops->del_if_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token,
+                                32, &deleted);
+  if (st != EPHPM_KV_OK) {
+    php_error_docref(NULL, E_WARNING, "Session %s: releasing the session lock failed: %s",
+                     sid_for_messages(d), ephpm_kv_status_name(st));
+    return;
+  }
+  if (!deleted && was == LOCK_HELD) {
+    /* The lock expired and another request took it: leave it alone. */
+    atomic_fetch_add(&counter_stale, 1);
+    php_error_docref(NULL, E_NOTICE,
+                     "Session %s: the session lock had expired and was taken by another "
+                     "request; it was left to that request (ephpm.session_lock_ttl_ms=" ZEND_LONG_FMT
+                     ")",
+                     sid_for_messages(d), EPHPM_G(session_lock_ttl_ms));
+  }
+}
+
+static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
+  unsigned char raw[16];
+  if (php_random_bytes_silent(raw, sizeof raw) == FAILURE) {
+    /* Never a weaker source: a guessable token is no lock at all. */
+    php_error_docref(NULL, E_WARNING,
+                     "Session %s: the CSPRNG failed, so the session is not locked",
+                     sid_for_messages(d));
+    return ACQ_FAILED;
+  }
+  static const char hex[] = "0123456789abcdef";
+  for (size_t i = 0; i < sizeof raw; ++i) {
+    d->token[2 * i] = hex[raw[i] >> 4];
+    d->token[2 * i + 1] = hex[raw[i] & 15];
+  }
+  d->token[32] = '\0';
+
+  const int64_t ttl_ms = EPHPM_G(session_lock_ttl_ms);
+  const int64_t wait_ms = EPHPM_G(session_lock_wait_ms);
+  const int64_t max_step = EPHPM_G(session_lock_backoff_max_ms);
+  int64_t step = EPHPM_G(session_lock_backoff_min_ms);
+  int64_t spent = 0;      /* ms of waiting so far */
+  uint64_t version = 0;   /* 0 = not seen: the first wait returns at once */
+  bool waited = false;
+  ephpm_session_sleeper sleeper = atomic_load(&sleeper_override);
+  if (sleeper == NULL) sleeper = ephpm_session_default_sleeper;
+
+  for (;;) {
+    int inserted = 0;
+    const int st = ops->set_nx(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token,
+                               32, ttl_ms, &inserted);
+    if (st == EPHPM_KV_OWNER_UNREACHABLE) {
+      /* Not contention: one attempt, then on without the confirmation.  The
+       * token is kept: if the grant landed anyway, close releases it. */
+      php_error_docref(NULL, E_WARNING,
+                       "Session %s: the session lock's owner is unreachable, the outcome is "
+                       "unknown; proceeding without confirmation",
+                       sid_for_messages(d));
+      return ACQ_UNCONFIRMED;
+    }
+    if (st != EPHPM_KV_OK) {
+      php_error_docref(NULL, E_WARNING, "Session %s: taking the session lock failed: %s",
+                       sid_for_messages(d), ephpm_kv_status_name(st));
+      return ACQ_FAILED;
+    }
+    if (inserted) {
+      atomic_fetch_add(&counter_acquired, 1);
+      return ACQ_HELD;
+    }
+    if (!waited) {
+      waited = true;
+      atomic_fetch_add(&counter_waits, 1);
+    }
+    if (spent >= wait_ms) {
+      atomic_fetch_add(&counter_timeouts, 1);
+      return ACQ_TIMED_OUT;
+    }
+    const int64_t timeout = step < wait_ms - spent ? step : wait_ms - spent;
+    const int64_t start = monotonic_ms();
+    bool changed = false;
+    const int wst = sleeper(ops, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), &version,
+                            timeout, &changed);
+    if (wst != EPHPM_KV_OK) {
+      php_error_docref(NULL, E_WARNING, "Session %s: waiting for the session lock failed: %s",
+                       sid_for_messages(d), ephpm_kv_status_name(wst));
+      return ACQ_FAILED;
+    }
+    if (changed) {
+      /* Released or taken over (or, the first time, just observed): try
+       * again at once; only the time actually spent counts. */
+      spent += monotonic_ms() - start;
+    } else {
+      spent += timeout;
+      step = step * 2 < max_step ? step * 2 : max_step;
+    }
+  }
+}
+
+/* ---- the save handler ------------------------------------------------------ */
+
+PS_OPEN_FUNC(ephpm) {
+  (void)save_path;
+  (void)session_name;
+  if (ephpm_ops_get() == NULL) return FAILURE;  /* an Error says why */
+  PS_SET_MOD_DATA(ecalloc(1, sizeof(ephpm_ps_data)));
+  return SUCCESS;
+}
+
+PS_CLOSE_FUNC(ephpm) {
+  ephpm_ps_data *d = PS_GET_MOD_DATA();
+  if (d == NULL) return SUCCESS;
+  PS_SET_MOD_DATA(NULL);
+  const ephpm_kv_ops *ops = ephpm_ops_get();
+  if (ops != NULL) release_lock(ops, d);
+  forget_keys(d);
+  efree(d);
+  return SUCCESS;
+}
+
+PS_READ_FUNC(ephpm) {
+  (void)maxlifetime;
+  ephpm_ps_data *d = PS_GET_MOD_DATA();
+  const ephpm_kv_ops *ops = ephpm_ops_get();
+  if (d == NULL || ops == NULL) return FAILURE;
+  if (d->sid && !zend_string_equals(d->sid, key)) release_lock(ops, d);
+  use_sid(d, key);
+  d->readonly = false;
+
+  if (EPHPM_G(session_locking) && d->lock == LOCK_NONE) {
+    switch (acquire_lock(ops, d)) {
+      case ACQ_HELD:
+        d->lock = LOCK_HELD;
+        break;
+      case ACQ_UNCONFIRMED:
+        d->lock = LOCK_UNCONFIRMED;
+        break;
+      case ACQ_FAILED:
+        break;  /* warned; like the design note, on without a lock */
+      case ACQ_TIMED_OUT:
+        d->lock = LOCK_MISSED;
+        switch (EPHPM_G(session_lock_failure)) {
+          case EPHPM_LOCK_FAILURE_FAIL:
+            php_error_docref(NULL, E_WARNING,
+                             "Session %s: the session lock is held by another request; gave up "
+                             "after " ZEND_LONG_FMT " ms (ephpm.session_lock_failure=fail)",
+                             ZSTR_VAL(key), EPHPM_G(session_lock_wait_ms));
+            return FAILURE;
+          case EPHPM_LOCK_FAILURE_READONLY:
+            php_error_docref(NULL, E_WARNING,
+                             "Session %s: the session lock is held by another request; reading "
+                             "without it after " ZEND_LONG_FMT
+                             " ms, the data will not be written "
+                             "(ephpm.session_lock_failure=readonly)",
+                             ZSTR_VAL(key), EPHPM_G(session_lock_wait_ms));
+            d->readonly = true;
+            break;
+          default:
+            php_error_docref(NULL, E_WARNING,
+                             "Session %s: the session lock is held by another request; "
+                             "proceeding without it after " ZEND_LONG_FMT
+                             " ms (ephpm.session_lock_failure=proceed)",
+                             ZSTR_VAL(key), EPHPM_G(session_lock_wait_ms));
+            break;
+        }
+        break;
+    }
+  }
+
+  char *value = NULL;
+  size_t len = 0;
+  const int st = ops->get(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &value, &len);
+  if (st == EPHPM_KV_NOT_FOUND) {
+    *val = ZSTR_EMPTY_ALLOC();  /* a missing session reads as empty */
+    return SUCCESS;
+  }
+  if (st != EPHPM_KV_OK) {
+    php_error_docref(NULL, E_WARNING, "Session %s: reading the session data failed: %s",
+                     ZSTR_VAL(key), ephpm_kv_status_name(st));
+    release_lock(ops, d);  /* the undo path releases by token too */
+    return FAILURE;
+  }
+  *val = zend_string_init(value, len, 0);
+  free(value);
+  return SUCCESS;
+}
+
+/* Writes the data: fenced by the lock when this request holds it. */
+static zend_result write_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_string *val,
+                              zend_long maxlifetime) {
+  const int64_t ttl_ms = maxlifetime > 0 ? (int64_t)maxlifetime * 1000 : 0;
+  int st;
+  if (d->lock == LOCK_HELD) {
+    int written = 0;
+    st = ops->set_if_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token, 32,
+                        ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), ZSTR_VAL(val),
+                        ZSTR_LEN(val), ttl_ms, &written);
+    if (st == EPHPM_KV_OK && !written) {
+      atomic_fetch_add(&counter_fenced, 1);
+      php_error_docref(NULL, E_WARNING,
+                       "Session %s: the data was not written: this request no longer holds the "
+                       "session lock (it ran past ephpm.session_lock_ttl_ms=" ZEND_LONG_FMT
+                       " and another request took it); that request's data is kept",
+                       sid_for_messages(d), EPHPM_G(session_lock_ttl_ms));
+      return FAILURE;
+    }
+  } else {
+    st = ops->set(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), ZSTR_VAL(val),
+                  ZSTR_LEN(val), ttl_ms);
+  }
+  if (st != EPHPM_KV_OK) {
+    php_error_docref(NULL, E_WARNING, "Session %s: writing the session data failed: %s",
+                     sid_for_messages(d), ephpm_kv_status_name(st));
+    return FAILURE;
+  }
+  return SUCCESS;
+}
+
+PS_WRITE_FUNC(ephpm) {
+  ephpm_ps_data *d = PS_GET_MOD_DATA();
+  const ephpm_kv_ops *ops = ephpm_ops_get();
+  if (d == NULL || ops == NULL) return FAILURE;
+  if (d->sid == NULL || !zend_string_equals(d->sid, key)) {
+    /* A write for an id this request did not read (and so did not lock). */
+    release_lock(ops, d);
+    use_sid(d, key);
+  }
+  if (d->readonly) {
+    php_error_docref(NULL, E_WARNING,
+                     "Session %s: the data was not written: the session lock was not acquired "
+                     "(ephpm.session_lock_failure=readonly)",
+                     ZSTR_VAL(key));
+    return SUCCESS;
+  }
+  return write_data(ops, d, val, maxlifetime);
+}
+
+PS_DESTROY_FUNC(ephpm) {
+  ephpm_ps_data *d = PS_GET_MOD_DATA();
+  const ephpm_kv_ops *ops = ephpm_ops_get();
+  if (d == NULL || ops == NULL) return FAILURE;
+  if (d->sid == NULL || !zend_string_equals(d->sid, key)) {
+    release_lock(ops, d);
+    use_sid(d, key);
+  }
+  int64_t removed = 0;
+  const int st = ops->del(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &removed);
+  release_lock(ops, d);
+  if (st != EPHPM_KV_OK) {
+    php_error_docref(NULL, E_WARNING, "Session %s: destroying the session failed: %s",
+                     ZSTR_VAL(key), ephpm_kv_status_name(st));
+    return FAILURE;
+  }
+  return SUCCESS;
+}
+
+PS_GC_FUNC(ephpm) {
+  (void)mod_data;
+  (void)maxlifetime;
+  /* Session data carries a TTL of session.gc_maxlifetime: nothing to scan. */
+  *nrdels = 0;
+  return 0;
+}
+
+PS_CREATE_SID_FUNC(ephpm) {
+  const ephpm_kv_ops *ops = ephpm_ops_get();
+  if (ops == NULL) return NULL;
+  /* A random id is unique in practice; check anyway, so an id that exists is
+   * never handed out. */
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    zend_string *sid = php_session_create_id(mod_data);
+    if (sid == NULL) return NULL;
+    zend_string *data_key = make_key(":", sid);
+    int exists = 0;
+    const int st = ops->exists(ops->ctx, ZSTR_VAL(data_key), ZSTR_LEN(data_key), &exists);
+    zend_string_release(data_key);
+    if (st == EPHPM_KV_OK && !exists) return sid;
+    zend_string_release(sid);
+    if (st != EPHPM_KV_OK) {
+      php_error_docref(NULL, E_WARNING, "Checking a new session id failed: %s",
+                       ephpm_kv_status_name(st));
+      return NULL;
+    }
+  }
+  php_error_docref(NULL, E_WARNING, "Could not create a session id that is not in use");
+  return NULL;
+}
+
+PS_VALIDATE_SID_FUNC(ephpm) {
+  (void)mod_data;
+  const ephpm_kv_ops *ops = ephpm_ops_get();
+  if (ops == NULL) return FAILURE;
+  zend_string *data_key = make_key(":", key);
+  int exists = 0;
+  const int st = ops->exists(ops->ctx, ZSTR_VAL(data_key), ZSTR_LEN(data_key), &exists);
+  zend_string_release(data_key);
+  return st == EPHPM_KV_OK && exists ? SUCCESS : FAILURE;
+}
+
+PS_UPDATE_TIMESTAMP_FUNC(ephpm) {
+  ephpm_ps_data *d = PS_GET_MOD_DATA();
+  const ephpm_kv_ops *ops = ephpm_ops_get();
+  if (d == NULL || ops == NULL) return FAILURE;
+  if (d->sid == NULL || !zend_string_equals(d->sid, key)) {
+    release_lock(ops, d);
+    use_sid(d, key);
+  }
+  if (d->readonly) return SUCCESS;
+  /* lazy_write: the data did not change, so only its TTL is refreshed. */
+  int applied = 0;
+  const int st = ops->expire(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key),
+                             maxlifetime > 0 ? (int64_t)maxlifetime * 1000 : 0, &applied);
+  if (st == EPHPM_KV_OK && applied) return SUCCESS;
+  /* Gone meanwhile (expired or destroyed): write it back. */
+  return write_data(ops, d, val, maxlifetime);
+}
+
+const ps_module ps_mod_ephpm = {PS_MOD_UPDATE_TIMESTAMP(ephpm)};
