@@ -261,6 +261,19 @@ static void report(const ephpm_kv_ops *ops, int status, uint32_t value_arg) {
   }
 }
 
+/* For functions whose return type has no false: a status that report()
+ * would only warn about (out of memory, owner unreachable) becomes an Error,
+ * since there is no honest value to return. */
+static void report_and_throw(const ephpm_kv_ops *ops, int status) {
+  report(ops, status, 0);
+  if (!EG(exception)) {
+    zend_throw_error(NULL, "%s(): %s", get_active_function_name(),
+                     status == EPHPM_KV_OWNER_UNREACHABLE
+                         ? "the key's owner is unreachable, the outcome is unknown"
+                         : ephpm_kv_status_name(status));
+  }
+}
+
 /* ---- strings --------------------------------------------------------------- */
 
 PHP_FUNCTION(ephpm_kv_get) {
@@ -330,8 +343,8 @@ PHP_FUNCTION(ephpm_kv_del) {
   int64_t removed = 0;
   const int st = ops->del(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &removed);
   if (st != EPHPM_KV_OK) {
-    report(ops, st, 0);
-    RETURN_THROWS();  /* del allocates nothing: any failure is a broken table */
+    report_and_throw(ops, st);
+    RETURN_THROWS();
   }
   RETURN_LONG((zend_long)removed);
 }
@@ -472,7 +485,7 @@ static void ttl_generic(INTERNAL_FUNCTION_PARAMETERS, bool seconds) {
   int64_t ms = 0;
   const int st = ops->pttl(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &ms);
   if (st != EPHPM_KV_OK) {
-    report(ops, st, 0);
+    report_and_throw(ops, st);
     RETURN_THROWS();
   }
   /* Redis's TTL rounds to the nearest second: (ms + 500) / 1000. */
@@ -514,16 +527,23 @@ PHP_FUNCTION(ephpm_kv_mget) {
   bool ok = true;
   ZEND_HASH_FOREACH_VAL(keys, entry) {
     ZVAL_DEREF(entry);
-    if (Z_TYPE_P(entry) == IS_STRING) {
-      strs[n] = zend_string_copy(Z_STR_P(entry));
-    } else if (Z_TYPE_P(entry) == IS_LONG && !ZEND_ARG_USES_STRICT_TYPES()) {
-      strs[n] = zend_long_to_str(Z_LVAL_P(entry));
-    } else {
-      zend_argument_type_error(1, "must contain only strings, %s given",
-                               zend_zval_type_name(entry));
+    /* Each element converts as a string parameter would (coercive mode:
+     * int, float, bool, Stringable; strict mode: strings only), on a copy, so
+     * that the caller's array is never changed. */
+    zval copy;
+    ZVAL_COPY(&copy, entry);
+    zend_string *str;
+    if (!zend_parse_arg_str(&copy, &str, false, 1)) {
+      zval_ptr_dtor(&copy);
+      if (!EG(exception)) {
+        zend_argument_type_error(1, "must contain only strings, %s given",
+                                 zend_zval_type_name(entry));
+      }
       ok = false;
       break;
     }
+    strs[n] = zend_string_copy(str);
+    zval_ptr_dtor(&copy);
     spans[n].data = ZSTR_VAL(strs[n]);
     spans[n].len = ZSTR_LEN(strs[n]);
     ++n;
@@ -547,8 +567,7 @@ PHP_FUNCTION(ephpm_kv_mget) {
   efree(spans);
   if (EG(exception)) RETURN_THROWS();
   if (st != EPHPM_KV_OK) {
-    report(ops, st, 0);
-    if (!EG(exception)) zend_throw_error(NULL, "ephpm_kv_mget(): %s", ephpm_kv_status_name(st));
+    report_and_throw(ops, st);
     RETURN_THROWS();
   }
   list_to_array(return_value, values);
@@ -567,8 +586,7 @@ PHP_FUNCTION(ephpm_kv_keys) {
   const int st = pattern ? ops->keys(ops->ctx, ZSTR_VAL(pattern), ZSTR_LEN(pattern), &keys)
                          : ops->keys(ops->ctx, "*", 1, &keys);
   if (st != EPHPM_KV_OK) {
-    report(ops, st, 0);
-    if (!EG(exception)) zend_throw_error(NULL, "ephpm_kv_keys(): %s", ephpm_kv_status_name(st));
+    report_and_throw(ops, st);
     RETURN_THROWS();
   }
   list_to_array(return_value, keys);

@@ -71,6 +71,17 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
     Z_PARAM_STR(variant)
   ZEND_PARSE_PARAMETERS_END();
   const char *v = ZSTR_VAL(variant);
+  static const char *const known[] = {"standalone", "full", "short", "tiny", "abi",
+                                      "unreachable", "unreachable_landed", "wrongtype",
+                                      "get_fails"};
+  bool is_known = false;
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) {
+    if (strcmp(v, known[i]) == 0) is_known = true;
+  }
+  if (!is_known) {
+    zend_argument_value_error(1, "is not a known variant");
+    RETURN_THROWS();
+  }
   ephpm_set_kv_ops(NULL);
   if (strcmp(v, "standalone") == 0) return;
   const ephpm_kv_ops *real = ephpm_ops_get();  /* the standalone store's table */
@@ -100,9 +111,6 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
     mode = WRONG_TYPE;
   } else if (strcmp(v, "get_fails") == 0) {
     mode = GET_FAILS;
-  } else {
-    zend_argument_value_error(1, "is not a known variant");
-    RETURN_THROWS();
   }
   ephpm_set_kv_ops(&variant_ops);
 }

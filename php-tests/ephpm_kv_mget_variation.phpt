@@ -14,8 +14,14 @@ ephpm_kv_set('7', 'seven');
 echo "-- array keys are ignored: the result is a list in iteration order\n";
 var_dump(ephpm_kv_mget(['second' => 'x', 10 => 'missing', -3 => "x\0"]));
 
-echo "-- coercive mode: int elements are keys\n";
+echo "-- coercive mode: elements convert as string parameters do\n";
 var_dump(ephpm_kv_mget([7, '7']));
+ephpm_kv_set('1.5', 'float');
+ephpm_kv_set('1', 'true');
+class Name { function __toString(): string { return '7'; } }
+$arr = [1.5, true, new Name];
+var_dump(ephpm_kv_mget($arr));
+var_dump(get_debug_type($arr[0]), get_debug_type($arr[1]));  // the caller's array is unchanged
 
 echo "-- references are followed\n";
 $key = 'x';
@@ -68,13 +74,23 @@ array(3) {
   [2]=>
   string(2) "X0"
 }
--- coercive mode: int elements are keys
+-- coercive mode: elements convert as string parameters do
 array(2) {
   [0]=>
   string(5) "seven"
   [1]=>
   string(5) "seven"
 }
+array(3) {
+  [0]=>
+  string(5) "float"
+  [1]=>
+  string(4) "true"
+  [2]=>
+  string(5) "seven"
+}
+string(5) "float"
+string(4) "bool"
 -- references are followed
 array(1) {
   [0]=>
