@@ -2,17 +2,25 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <clocale>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <locale.h>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <limits>
 #include <mutex>
 #include <new>
+#include <random>
 #include <thread>
 #include <utility>
 
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "compression.h"
 #include "glob.h"
 #include "int64_text.h"
@@ -63,8 +71,22 @@ struct KeyEq {
 // ---------------------------------------------------------------------------
 // Entries.
 
+// A hash's fields.  In-process only, so abseil's per-process seeded hash is
+// fine here; transparent over std::string_view (abseil's own string hasher
+// takes absl::string_view, which is not std's in this abseil build).
+struct FieldHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return absl::Hash<std::string_view>{}(s); }
+};
+struct FieldEq {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+};
+using HashFields = absl::flat_hash_map<std::string, std::string, FieldHash, FieldEq>;
+
 struct Entry {
   std::string value;           // as stored (a zstd frame when compressed)
+  std::unique_ptr<HashFields> hash;  // set exactly when type == kHash
   int64_t expires_at = 0;      // absolute ms, 0 = none
   uint64_t version = 0;
   uint64_t original_size = 0;  // bytes a reader gets back
@@ -79,6 +101,7 @@ struct Entry {
   // relaxed copy of last_access is exact.
   Entry(Entry&& o) noexcept
       : value(std::move(o.value)),
+        hash(std::move(o.hash)),
         expires_at(o.expires_at),
         version(o.version),
         original_size(o.original_size),
@@ -88,6 +111,7 @@ struct Entry {
         last_access(o.last_access.load(std::memory_order_relaxed)) {}
   Entry& operator=(Entry&& o) noexcept {
     value = std::move(o.value);
+    hash = std::move(o.hash);
     expires_at = o.expires_at;
     version = o.version;
     original_size = o.original_size;
@@ -140,12 +164,85 @@ uint64_t EntryMem(size_t key_len, size_t stored_len, bool has_ttl) {
   return m;
 }
 
+// Accounted size of one hash field.
+constexpr uint64_t kFieldOverhead = sizeof(HashFields::value_type) + 1;
+
+uint64_t FieldMem(size_t field_len, size_t value_len) {
+  return kFieldOverhead + field_len + value_len;
+}
+
+// Accounted size of a hash entry whose fields take `fields_mem`.
+uint64_t HashEntryMem(size_t key_len, uint64_t fields_mem, bool has_ttl) {
+  return EntryMem(key_len, 0, has_ttl) + sizeof(HashFields) + fields_mem;
+}
+
+// The replication encoding of a hash (see Mutation::value).
+std::string EncodeHash(const HashFields& h) {
+  std::string out;
+  auto put_len = [&out](size_t n) {
+    const uint32_t v = static_cast<uint32_t>(n);
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  };
+  for (const auto& [f, v] : h) {
+    put_len(f.size());
+    out.append(f);
+    put_len(v.size());
+    out.append(v);
+  }
+  return out;
+}
+
 // A value ready to be stored: compressed outside any lock.
 struct Prepared {
   std::string stored;
   uint64_t original_size = 0;
   bool compressed = false;
 };
+
+// Numbers as Redis's INCRBYFLOAT reads and writes them, in the C locale
+// whatever the process's locale (PHP may have changed LC_NUMERIC).
+constexpr size_t kMaxLongDoubleChars = 5 * 1024;
+
+locale_t CLocale() {
+  static const locale_t c = newlocale(LC_NUMERIC_MASK, "C", static_cast<locale_t>(0));
+  return c;
+}
+
+// Redis's string2ld: strtold over the whole text (which stops at a NUL, as
+// Redis's does), no leading space, no NaN, no overflow.
+bool ParseLongDouble(std::string_view s, long double* out) {
+  if (s.empty() || s.size() >= kMaxLongDoubleChars) return false;
+  char buf[kMaxLongDoubleChars];
+  std::memcpy(buf, s.data(), s.size());
+  buf[s.size()] = '\0';
+  if (std::isspace(static_cast<unsigned char>(buf[0]))) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long double v = strtold_l(buf, &end, CLocale());
+  if (end[0] != '\0') return false;
+  if (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || std::fpclassify(v) == FP_ZERO)) {
+    return false;
+  }
+  if (std::isnan(v)) return false;
+  *out = v;
+  return true;
+}
+
+// Redis's "human" long double format: 17 digits after the point, trailing
+// zeros (and a bare point) removed, "-0" as "0".
+std::string FormatLongDouble(long double v) {
+  char buf[kMaxLongDoubleChars];
+  const locale_t old = uselocale(CLocale());
+  int n = std::snprintf(buf, sizeof buf, "%.17Lf", v);
+  uselocale(old);
+  if (n < 0 || static_cast<size_t>(n) >= sizeof buf) return "0";  // not reached: finite values fit
+  if (std::memchr(buf, '.', static_cast<size_t>(n)) != nullptr) {
+    while (buf[n - 1] == '0') --n;
+    if (buf[n - 1] == '.') --n;
+  }
+  if (n == 2 && buf[0] == '-' && buf[1] == '0') return "0";
+  return std::string(buf, static_cast<size_t>(n));
+}
 
 }  // namespace
 
@@ -159,6 +256,8 @@ const char* StatusName(Status s) {
     case Status::kWrongType: return "wrong type";
     case Status::kNotInteger: return "not an integer";
     case Status::kOverflow: return "integer overflow";
+    case Status::kNotFloat: return "not a float";
+    case Status::kNanOrInfinity: return "NaN or infinity";
   }
   return "unknown status";
 }
@@ -457,6 +556,495 @@ class Store::Impl {
     });
   }
 
+  Status SetWith(std::string_view key, std::string_view value, const SetOptions& o,
+                 SetResult* r) {
+    if (!KeyOk(key) || !ValueOk(value)) return Status::kInvalidArgument;
+    Prepared p = Prepare(value);
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    std::string frame;  // the old value as stored, decoded after the unlock
+    bool old_compressed = false;
+    uint64_t old_size = 0;
+    const Status st = WithEviction<Status>([&](uint64_t* shortfall) {
+      bool changed = false;
+      *r = SetResult{};
+      const Status inner = [&] {
+        WriterLock l(&s.mu);
+        const int64_t now = clock_->NowMs();
+        auto it = FindLiveForWriteLocked(s, hk, now, &changed);
+        const bool exists = it != s.map.end();
+        if (o.get_old && exists) {
+          if (it->second.type != ValueType::kString) return Status::kWrongType;
+          r->had_old = true;
+          frame = it->second.value;
+          old_compressed = it->second.compressed;
+          old_size = it->second.original_size;
+        }
+        if ((o.when == SetOptions::When::kIfAbsent && exists) ||
+            (o.when == SetOptions::When::kIfPresent && !exists)) {
+          return Status::kOk;
+        }
+        int64_t expires_at = 0;
+        if (o.expiry == SetOptions::Expiry::kAt) expires_at = o.expires_at_ms;
+        if (o.expiry == SetOptions::Expiry::kKeep && exists) expires_at = it->second.expires_at;
+        const Status put = PutLocked(s, it, hk, &p, expires_at, now, shortfall, &changed);
+        r->written = put == Status::kOk;
+        return put;
+      }();
+      if (changed) Notify(s);
+      return inner;
+    });
+    if (st == Status::kOk && r->had_old) {
+      return Emit(frame, old_compressed, old_size, [r](size_t n) {
+        r->old.resize(n);
+        return r->old.data();
+      });
+    }
+    return st;
+  }
+
+  Status MSet(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
+              bool only_if_none_exist, bool* written) {
+    *written = false;
+    // The last value of a repeated key wins, as in Redis.
+    std::vector<size_t> order;  // indexes into pairs, one per distinct key
+    {
+      absl::flat_hash_map<std::string_view, size_t> last;
+      for (size_t i = 0; i < pairs.size(); ++i) {
+        if (!KeyOk(pairs[i].first) || !ValueOk(pairs[i].second)) return Status::kInvalidArgument;
+        last[pairs[i].first] = i;
+      }
+      for (size_t i = 0; i < pairs.size(); ++i) {
+        if (last[pairs[i].first] == i) order.push_back(i);
+      }
+    }
+    std::vector<HashedKey> keys;
+    std::vector<Prepared> values;
+    std::vector<Shard*> shards;
+    for (size_t i : order) {
+      keys.push_back(HashKey(pairs[i].first));
+      values.push_back(Prepare(pairs[i].second));
+      shards.push_back(&ShardFor(keys.back()));
+    }
+    return WithEviction<Status>([&](uint64_t* shortfall) {
+      std::vector<Shard*> changed;
+      Status st;
+      {
+        MultiLock l(this, shards);
+        st = MSetLocked(keys, &values, shards, only_if_none_exist, written, shortfall, &changed);
+      }
+      for (Shard* c : changed) Notify(*c);
+      return st;
+    });
+  }
+
+  Status GetDel(std::string_view key, std::string* value) {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    bool changed = false;
+    std::string frame;
+    bool compressed = false;
+    uint64_t size = 0;
+    const Status st = [&] {
+      WriterLock l(&s.mu);
+      auto it = FindLiveForWriteLocked(s, hk, clock_->NowMs(), &changed);
+      if (it == s.map.end()) return Status::kNotFound;
+      if (it->second.type != ValueType::kString) return Status::kWrongType;
+      Entry& e = it->second;
+      compressed = e.compressed;
+      size = e.original_size;
+      // The entry goes anyway: settle its compression figures, then take its
+      // bytes instead of copying them.
+      TrackCompressedLocked(s, e, false);
+      e.compressed = false;
+      frame = std::move(e.value);
+      RemoveLocked(s, it);
+      PublishLocked(Mutation::Kind::kDelete, key, nullptr);
+      changed = true;
+      return Status::kOk;
+    }();
+    if (changed) Notify(s);
+    if (st != Status::kOk) return st;
+    return Emit(frame, compressed, size, [value](size_t n) {
+      value->resize(n);
+      return value->data();
+    });
+  }
+
+  Status GetEx(std::string_view key, SetOptions::Expiry expiry, int64_t at_ms,
+               std::string* value) {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    bool changed = false;
+    std::string frame;
+    bool compressed = false;
+    uint64_t size = 0;
+    const Status st = [&] {
+      WriterLock l(&s.mu);
+      const int64_t now = clock_->NowMs();
+      auto it = FindLiveForWriteLocked(s, hk, now, &changed);
+      if (it == s.map.end()) return Status::kNotFound;
+      if (it->second.type != ValueType::kString) return Status::kWrongType;
+      frame = it->second.value;
+      compressed = it->second.compressed;
+      size = it->second.original_size;
+      if (expiry == SetOptions::Expiry::kAt && at_ms <= now) {
+        RemoveLocked(s, it);
+        PublishLocked(Mutation::Kind::kDelete, key, nullptr);
+        changed = true;
+      } else if (expiry != SetOptions::Expiry::kKeep) {
+        const int64_t target = expiry == SetOptions::Expiry::kAt ? at_ms : 0;
+        if (it->second.expires_at != target) {
+          const Status r = SetExpiryLocked(s, it, target);
+          if (r != Status::kOk) return r;
+          PublishLocked(Mutation::Kind::kExpire, key, &it->second);
+          changed = true;
+        }
+      }
+      return Status::kOk;
+    }();
+    if (changed) Notify(s);
+    if (st != Status::kOk) return st;
+    return Emit(frame, compressed, size, [value](size_t n) {
+      value->resize(n);
+      return value->data();
+    });
+  }
+
+  // APPEND and SETRANGE build the new value outside the lock from a copy,
+  // then store it only if the key's version did not move meanwhile (else
+  // they start over): a large value is never copied or compressed under the
+  // lock, and the result is as if the operation ran in one step.
+  template <typename Edit>
+  Status EditString(std::string_view key, Edit edit, int64_t* length) {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    for (;;) {
+      uint64_t version = 0;
+      std::string current;
+      bool exists = false;
+      {
+        std::string frame;
+        bool compressed = false;
+        uint64_t size = 0;
+        {
+          ReaderLock l(&s.mu);
+          auto it = s.map.find(hk);
+          if (it != s.map.end() && !IsExpired(it->second, NowFor(it->second))) {
+            if (it->second.type != ValueType::kString) return Status::kWrongType;
+            exists = true;
+            version = it->second.version;
+            frame = it->second.value;
+            compressed = it->second.compressed;
+            size = it->second.original_size;
+          }
+        }
+        if (exists) {
+          const Status st = Emit(frame, compressed, size, [&current](size_t n) {
+            current.resize(n);
+            return current.data();
+          });
+          if (st != Status::kOk) return st;
+        }
+      }
+      std::string next;
+      bool store = true;
+      const Status es = edit(exists, current, &next, &store);
+      if (es != Status::kOk) return es;
+      if (!ValueOk(next)) return Status::kInvalidArgument;
+      *length = static_cast<int64_t>(next.size());
+      if (!store) return Status::kOk;
+      Prepared p = Prepare(next);
+      bool retry = false;
+      const Status st = WithEviction<Status>([&](uint64_t* shortfall) {
+        bool changed = false;
+        const Status inner = [&] {
+          WriterLock l(&s.mu);
+          const int64_t now = clock_->NowMs();
+          auto it = FindLiveForWriteLocked(s, hk, now, &changed);
+          const uint64_t now_version = it == s.map.end() ? 0 : it->second.version;
+          if (now_version != version) {
+            retry = true;
+            return Status::kOk;
+          }
+          const int64_t keep = it == s.map.end() ? 0 : it->second.expires_at;
+          return PutLocked(s, it, hk, &p, keep, now, shortfall, &changed);
+        }();
+        if (changed) Notify(s);
+        return inner;
+      });
+      if (!retry) return st;
+    }
+  }
+
+  Status Append(std::string_view key, std::string_view value, int64_t* length) {
+    return EditString(key,
+                      [&](bool, const std::string& current, std::string* next, bool*) {
+                        if (current.size() + value.size() > options_.max_value_size) {
+                          return Status::kInvalidArgument;
+                        }
+                        next->reserve(current.size() + value.size());
+                        next->append(current).append(value);
+                        return Status::kOk;
+                      },
+                      length);
+  }
+
+  Status SetRange(std::string_view key, uint64_t offset, std::string_view value,
+                  int64_t* length) {
+    return EditString(key,
+                      [&](bool exists, const std::string& current, std::string* next,
+                          bool* store) {
+                        if (value.empty()) {  // nothing to write: report the length
+                          *next = current;
+                          *store = false;
+                          return Status::kOk;
+                        }
+                        if (offset > options_.max_value_size ||
+                            offset + value.size() > options_.max_value_size) {
+                          return Status::kInvalidArgument;
+                        }
+                        (void)exists;
+                        *next = current;
+                        if (next->size() < offset + value.size()) {
+                          next->resize(offset + value.size(), '\0');
+                        }
+                        next->replace(offset, value.size(), value);
+                        return Status::kOk;
+                      },
+                      length);
+  }
+
+  Status IncrByFloat(std::string_view key, long double delta, std::string* result) {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    return WithEviction<Status>([&](uint64_t* shortfall) {
+      bool changed = false;
+      const Status st = [&] {
+        WriterLock l(&s.mu);
+        const int64_t now = clock_->NowMs();
+        auto it = FindLiveForWriteLocked(s, hk, now, &changed);
+        long double current = 0;
+        int64_t expires_at = 0;
+        if (it != s.map.end()) {
+          const Entry& e = it->second;
+          if (e.type != ValueType::kString) return Status::kWrongType;
+          std::string text;
+          if (!ReadSmallLocked(e, kMaxLongDoubleChars, &text) ||
+              !ParseLongDouble(text, &current)) {
+            return Status::kNotFloat;
+          }
+          expires_at = e.expires_at;
+        }
+        const long double next = current + delta;
+        if (std::isnan(next) || std::isinf(next)) return Status::kNanOrInfinity;
+        Prepared p;
+        p.stored = FormatLongDouble(next);
+        p.original_size = p.stored.size();
+        *result = p.stored;
+        return PutLocked(s, it, hk, &p, expires_at, now, shortfall, &changed);
+      }();
+      if (changed) Notify(s);
+      return st;
+    });
+  }
+
+  // --- hashes -------------------------------------------------------------
+
+  Status HSet(std::string_view key,
+              const std::vector<std::pair<std::string_view, std::string_view>>& fields,
+              bool only_if_absent, int64_t* added) {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    for (const auto& [f, v] : fields) {
+      if (!ValueOk(f) || !ValueOk(v)) return Status::kInvalidArgument;
+    }
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    return WithEviction<Status>([&](uint64_t* shortfall) {
+      bool changed = false;
+      const Status st = [&] {
+        WriterLock l(&s.mu);
+        const int64_t now = clock_->NowMs();
+        auto it = FindLiveForWriteLocked(s, hk, now, &changed);
+        if (it != s.map.end() && it->second.type != ValueType::kHash) return Status::kWrongType;
+        return HSetLocked(s, it, hk, fields, only_if_absent, now, added, shortfall, &changed);
+      }();
+      if (changed) Notify(s);
+      return st;
+    });
+  }
+
+  // Runs `read` on the live hash at key (nullptr when missing), under the
+  // shared lock.  kWrongType for a string.
+  template <typename Read>
+  Status ReadHash(std::string_view key, Read read) const {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    ReaderLock l(&s.mu);
+    auto it = s.map.find(hk);
+    if (it == s.map.end() || IsExpired(it->second, NowFor(it->second))) {
+      read(static_cast<const HashFields*>(nullptr));
+      return Status::kOk;
+    }
+    if (it->second.type != ValueType::kHash) return Status::kWrongType;
+    if (lru()) it->second.last_access.store(clock_->NowMs(), std::memory_order_relaxed);
+    read(static_cast<const HashFields*>(it->second.hash.get()));
+    return Status::kOk;
+  }
+
+  Status HGet(std::string_view key, std::string_view field, std::string* value) const {
+    bool found = false;
+    const Status st = ReadHash(key, [&](const HashFields* h) {
+      if (h == nullptr) return;
+      auto f = h->find(field);
+      if (f == h->end()) return;
+      found = true;
+      *value = f->second;
+    });
+    if (st != Status::kOk) return st;
+    return found ? Status::kOk : Status::kNotFound;
+  }
+
+  Status HMGet(std::string_view key, const std::vector<std::string_view>& fields,
+               std::vector<std::optional<std::string>>* values) const {
+    values->assign(fields.size(), std::nullopt);
+    return ReadHash(key, [&](const HashFields* h) {
+      if (h == nullptr) return;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        auto f = h->find(fields[i]);
+        if (f != h->end()) (*values)[i] = f->second;
+      }
+    });
+  }
+
+  Status HGetAll(std::string_view key,
+                 std::vector<std::pair<std::string, std::string>>* fields) const {
+    fields->clear();
+    return ReadHash(key, [&](const HashFields* h) {
+      if (h == nullptr) return;
+      fields->reserve(h->size());
+      for (const auto& [f, v] : *h) fields->emplace_back(f, v);
+    });
+  }
+
+  Status HLen(std::string_view key, int64_t* count) const {
+    return ReadHash(key, [&](const HashFields* h) {
+      *count = h == nullptr ? 0 : static_cast<int64_t>(h->size());
+    });
+  }
+
+  Status HExists(std::string_view key, std::string_view field, bool* exists) const {
+    return ReadHash(key, [&](const HashFields* h) {
+      *exists = h != nullptr && h->find(field) != h->end();
+    });
+  }
+
+  Status HStrLen(std::string_view key, std::string_view field, int64_t* length) const {
+    return ReadHash(key, [&](const HashFields* h) {
+      *length = 0;
+      if (h == nullptr) return;
+      auto f = h->find(field);
+      if (f != h->end()) *length = static_cast<int64_t>(f->second.size());
+    });
+  }
+
+  Status HDel(std::string_view key, const std::vector<std::string_view>& fields,
+              int64_t* removed) {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    bool changed = false;
+    *removed = 0;
+    const Status st = [&] {
+      WriterLock l(&s.mu);
+      auto it = FindLiveForWriteLocked(s, hk, clock_->NowMs(), &changed);
+      if (it == s.map.end()) return Status::kOk;
+      Entry& e = it->second;
+      if (e.type != ValueType::kHash) return Status::kWrongType;
+      uint64_t freed = 0;
+      for (std::string_view f : fields) {
+        auto fi = e.hash->find(f);
+        if (fi == e.hash->end()) continue;
+        freed += FieldMem(fi->first.size(), fi->second.size());
+        e.hash->erase(fi);
+        ++*removed;
+      }
+      if (*removed == 0) return Status::kOk;
+      changed = true;
+      if (e.hash->empty()) {  // the last field takes the key with it
+        RemoveLocked(s, it);
+        PublishLocked(Mutation::Kind::kDelete, key, nullptr);
+        return Status::kOk;
+      }
+      Release(e.mem_size - freed, e.mem_size);
+      e.mem_size -= freed;
+      e.version = ++s.last_version;
+      PublishLocked(Mutation::Kind::kSet, key, &e);
+      return Status::kOk;
+    }();
+    if (changed) Notify(s);
+    return st;
+  }
+
+  // HINCRBY and HINCRBYFLOAT: `update` turns the field's current text (or
+  // nullptr when missing) into the new text, or returns an error status.
+  template <typename Update>
+  Status HUpdateField(std::string_view key, std::string_view field, Update update) {
+    if (!KeyOk(key) || !ValueOk(field)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    return WithEviction<Status>([&](uint64_t* shortfall) {
+      bool changed = false;
+      const Status st = [&] {
+        WriterLock l(&s.mu);
+        const int64_t now = clock_->NowMs();
+        auto it = FindLiveForWriteLocked(s, hk, now, &changed);
+        if (it != s.map.end() && it->second.type != ValueType::kHash) return Status::kWrongType;
+        const std::string* current = nullptr;
+        if (it != s.map.end()) {
+          auto fi = it->second.hash->find(field);
+          if (fi != it->second.hash->end()) current = &fi->second;
+        }
+        std::string next;
+        const Status us = update(current, &next);
+        if (us != Status::kOk) return us;
+        int64_t added = 0;
+        const std::vector<std::pair<std::string_view, std::string_view>> one = {{field, next}};
+        return HSetLocked(s, it, hk, one, false, now, &added, shortfall, &changed);
+      }();
+      if (changed) Notify(s);
+      return st;
+    });
+  }
+
+  Status HIncrBy(std::string_view key, std::string_view field, int64_t delta, int64_t* result) {
+    return HUpdateField(key, field, [&](const std::string* current, std::string* next) {
+      int64_t v = 0;
+      if (current != nullptr && !ParseInt64(*current, &v)) return Status::kNotInteger;
+      if (__builtin_add_overflow(v, delta, result)) return Status::kOverflow;
+      *next = std::to_string(*result);
+      return Status::kOk;
+    });
+  }
+
+  Status HIncrByFloat(std::string_view key, std::string_view field, long double delta,
+                      std::string* result) {
+    return HUpdateField(key, field, [&](const std::string* current, std::string* next) {
+      long double v = 0;
+      if (current != nullptr && !ParseLongDouble(*current, &v)) return Status::kNotFloat;
+      const long double sum = v + delta;
+      if (std::isnan(sum) || std::isinf(sum)) return Status::kNanOrInfinity;
+      *next = FormatLongDouble(sum);
+      *result = *next;
+      return Status::kOk;
+    });
+  }
+
   // --- expiry -------------------------------------------------------------
 
   Status Expire(std::string_view key, int64_t ttl_ms, bool* applied) {
@@ -601,6 +1189,94 @@ class Store::Impl {
     });
   }
 
+  Status ExpireAtIf(std::string_view key, int64_t at_ms, ExpireCondition cond, bool* applied) {
+    if (!KeyOk(key)) return Status::kInvalidArgument;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    bool changed = false;
+    const Status st = [&] {
+      WriterLock l(&s.mu);
+      const int64_t now = clock_->NowMs();
+      auto it = FindLiveForWriteLocked(s, hk, now, &changed);
+      *applied = false;
+      if (it == s.map.end()) return Status::kOk;
+      const int64_t current = it->second.expires_at;  // 0: never
+      switch (cond) {
+        case ExpireCondition::kAlways: break;
+        case ExpireCondition::kNx: if (current != 0) return Status::kOk; break;
+        case ExpireCondition::kXx: if (current == 0) return Status::kOk; break;
+        case ExpireCondition::kGt: if (current == 0 || at_ms <= current) return Status::kOk; break;
+        case ExpireCondition::kLt: if (current != 0 && at_ms >= current) return Status::kOk; break;
+      }
+      *applied = true;
+      changed = true;
+      if (at_ms <= now) {
+        RemoveLocked(s, it);
+        PublishLocked(Mutation::Kind::kDelete, key, nullptr);
+        return Status::kOk;
+      }
+      const Status r = SetExpiryLocked(s, it, at_ms);
+      if (r == Status::kOk) PublishLocked(Mutation::Kind::kExpire, key, &it->second);
+      return r;
+    }();
+    if (changed) Notify(s);
+    return st;
+  }
+
+  Status RandomKey(std::string* key) const {
+    thread_local std::mt19937_64 rng{std::random_device{}()};
+    const size_t n = shard_mask_ + 1;
+    const size_t start = rng() & shard_mask_;
+    for (size_t k = 0; k < n; ++k) {
+      Shard& s = shards_[(start + k) & shard_mask_];
+      ReaderLock l(&s.mu);
+      const int64_t now = clock_->NowMs();
+      const size_t size = s.map.size();
+      if (size == 0) continue;
+      // A random position, then the first live entry from there (wrapping).
+      auto it = s.map.begin();
+      std::advance(it, static_cast<std::ptrdiff_t>(rng() % size));
+      for (size_t tried = 0; tried < size; ++tried) {
+        if (!IsExpired(it->second, now)) {
+          *key = it->first;
+          return Status::kOk;
+        }
+        if (++it == s.map.end()) it = s.map.begin();
+      }
+    }
+    return Status::kNotFound;
+  }
+
+  Status Scan(uint64_t cursor, std::string_view pattern, size_t count,
+              std::optional<ValueType> type, std::vector<std::string>* keys,
+              uint64_t* next) const {
+    // The cursor is the index of the next shard to visit.  Shards are
+    // visited whole, so a key present for the whole walk is met exactly
+    // once however the tables grow or shrink between steps.
+    *next = 0;
+    if (cursor > shard_mask_) return Status::kOk;
+    size_t visited = 0;
+    for (uint64_t i = cursor; i <= shard_mask_; ++i) {
+      {
+        Shard& s = shards_[i];
+        ReaderLock l(&s.mu);
+        const int64_t now = clock_->NowMs();
+        for (const auto& [k, e] : s.map) {
+          ++visited;
+          if (IsExpired(e, now)) continue;
+          if (type && e.type != *type) continue;
+          if (!pattern.empty() && pattern != "*" && !GlobMatch(pattern, k)) continue;
+          keys->push_back(k);
+        }
+      }
+      if (visited >= count && i < shard_mask_) {
+        *next = i + 1;
+        return Status::kOk;
+      }
+    }
+    return Status::kOk;
+  }
+
   // --- waiting ------------------------------------------------------------
 
   Status WaitForChange(std::string_view key, uint64_t last_version, int64_t timeout_ms,
@@ -682,7 +1358,7 @@ class Store::Impl {
     const Entry& e = it->second;
     info->type = e.type;
     info->compressed = e.compressed;
-    info->value_size = e.original_size;
+    info->value_size = e.type == ValueType::kHash ? e.hash->size() : e.original_size;
     info->stored_size = e.value.size();
     info->mem_size = e.mem_size;
     info->version = e.version;
@@ -700,7 +1376,10 @@ class Store::Impl {
       st.expired += s.expired.load(std::memory_order_relaxed);
       st.evicted += s.evicted.load(std::memory_order_relaxed);
       ReaderLock l(&s.mu);
-      st.keys += LiveCountLocked(s, clock_->NowMs());
+      const int64_t now = clock_->NowMs();
+      const uint64_t live = LiveCountLocked(s, now);
+      st.keys += live;
+      st.keys_with_ttl += s.ttl.size() - (s.map.size() - live);
       st.compressed_values += s.compressed_values;
       st.compressed_original_bytes += s.compressed_original;
       st.compressed_stored_bytes += s.compressed_stored;
@@ -934,6 +1613,7 @@ class Store::Impl {
       if (old_expiry != 0 && old_expiry != expires_at) s.ttl.erase(TtlRef{old_expiry, it->first});
     }
     e.value = std::move(p->stored);
+    e.hash.reset();  // a string replaces a hash, as SET does in Redis
     e.original_size = p->original_size;
     e.compressed = p->compressed;
     e.type = ValueType::kString;
@@ -962,7 +1642,12 @@ class Store::Impl {
         }
       }
       if (e.expires_at != 0) s.ttl.erase(TtlRef{e.expires_at, it->first});
-      const uint64_t new_mem = EntryMem(it->first.size(), e.value.size(), at_ms != 0);
+      // Adding or removing a TTL adds or removes an index node and key copy.
+      const uint64_t ttl_part = EntryMem(it->first.size(), 0, true) - EntryMem(it->first.size(), 0, false);
+      const uint64_t new_mem =
+          at_ms != 0 && e.expires_at == 0   ? e.mem_size + ttl_part
+          : at_ms == 0 && e.expires_at != 0 ? e.mem_size - ttl_part
+                                            : e.mem_size;
       uint64_t unused = 0;
       Reserve(new_mem, e.mem_size, /*force=*/true, &unused);
       Release(new_mem, e.mem_size);
@@ -1011,7 +1696,10 @@ class Store::Impl {
     const int64_t expires_at = src->second.expires_at;
     const bool dst_existed = dst != b.map.end();
     const int64_t dst_old_expiry = dst_existed ? dst->second.expires_at : 0;
-    const uint64_t new_mem = EntryMem(hd.key.size(), src->second.value.size(), expires_at != 0);
+    // The entry's size with dst's key instead of src's.
+    const uint64_t new_mem = src->second.mem_size - hs.key.size() + hd.key.size() -
+                             (expires_at != 0 ? hs.key.size() : 0) +
+                             (expires_at != 0 ? hd.key.size() : 0);
     const uint64_t old_mem = src->second.mem_size + (dst_existed ? dst->second.mem_size : 0);
     if (!Reserve(new_mem, old_mem, false, shortfall)) return Status::kOutOfMemory;
 
@@ -1044,6 +1732,7 @@ class Store::Impl {
     TrackCompressedLocked(a, se, false);
     if (expires_at != 0) a.ttl.erase(TtlRef{expires_at, src->first});
     de.value = std::move(se.value);
+    de.hash = std::move(se.hash);
     de.original_size = se.original_size;
     de.compressed = se.compressed;
     de.type = se.type;
@@ -1061,6 +1750,180 @@ class Store::Impl {
     return Status::kOk;
   }
 
+  // Locks a set of shards in index order, each once.
+  class ABSL_SCOPED_LOCKABLE MultiLock {
+   public:
+    MultiLock(const Impl* impl, std::vector<Shard*> shards) ABSL_NO_THREAD_SAFETY_ANALYSIS
+        : shards_(std::move(shards)) {
+      std::sort(shards_.begin(), shards_.end(), [impl](const Shard* a, const Shard* b) {
+        return impl->IndexOf(a) < impl->IndexOf(b);
+      });
+      shards_.erase(std::unique(shards_.begin(), shards_.end()), shards_.end());
+      for (Shard* s : shards_) s->mu.Lock();
+    }
+    ~MultiLock() ABSL_UNLOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      for (auto it = shards_.rbegin(); it != shards_.rend(); ++it) (*it)->mu.Unlock();
+    }
+    MultiLock(const MultiLock&) = delete;
+    MultiLock& operator=(const MultiLock&) = delete;
+
+   private:
+    std::vector<Shard*> shards_;
+  };
+
+  // MSET/MSETNX with every involved shard locked (by MultiLock, which the
+  // analysis cannot follow).  All or nothing: the whole growth is reserved
+  // first, then every new slot allocated, then the values moved in.
+  Status MSetLocked(const std::vector<HashedKey>& keys, std::vector<Prepared>* values,
+                    const std::vector<Shard*>& shards, bool only_if_none_exist, bool* written,
+                    uint64_t* shortfall, std::vector<Shard*>* changed)
+      ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    const int64_t now = clock_->NowMs();
+    const size_t n = keys.size();
+    std::vector<Map::iterator> its(n);
+    uint64_t old_total = 0, new_total = 0;
+    for (size_t i = 0; i < n; ++i) {
+      bool reaped = false;
+      its[i] = FindLiveForWriteLocked(*shards[i], keys[i], now, &reaped);
+      if (reaped) changed->push_back(shards[i]);
+    }
+    for (size_t i = 0; i < n; ++i) {  // again: a reap may have shared a table
+      its[i] = shards[i]->map.find(keys[i]);
+      if (its[i] != shards[i]->map.end()) {
+        if (only_if_none_exist) return Status::kOk;
+        old_total += its[i]->second.mem_size;
+      }
+      new_total += EntryMem(keys[i].key.size(), (*values)[i].stored.size(), false);
+    }
+    if (!Reserve(new_total, old_total, false, shortfall)) return Status::kOutOfMemory;
+    std::vector<size_t> created;
+    try {
+      for (size_t i = 0; i < n; ++i) {
+        if (its[i] != shards[i]->map.end()) continue;
+        const HashedKey& hk = keys[i];
+        shards[i]->map.lazy_emplace(hk, [&hk](const Map::constructor& ctor) {
+          ctor(std::piecewise_construct, std::forward_as_tuple(hk.key), std::forward_as_tuple());
+        });
+        created.push_back(i);
+      }
+    } catch (const std::bad_alloc&) {
+      for (size_t i : created) shards[i]->map.erase(shards[i]->map.find(keys[i]));
+      Unreserve(new_total, old_total);
+      return Status::kOutOfMemory;
+    }
+    // Nothing below allocates (a replicator copies, but that is its business).
+    for (size_t i = 0; i < n; ++i) {
+      Shard& s = *shards[i];
+      auto it = s.map.find(keys[i]);
+      Entry& e = it->second;
+      const bool existed = std::find(created.begin(), created.end(), i) == created.end();
+      if (existed) {
+        TrackCompressedLocked(s, e, false);
+        if (e.expires_at != 0) s.ttl.erase(TtlRef{e.expires_at, it->first});
+      }
+      Prepared& p = (*values)[i];
+      e.value = std::move(p.stored);
+      e.hash.reset();
+      e.original_size = p.original_size;
+      e.compressed = p.compressed;
+      e.type = ValueType::kString;
+      e.expires_at = 0;
+      e.mem_size = EntryMem(keys[i].key.size(), e.value.size(), false);
+      e.version = ++s.last_version;
+      e.last_access.store(now, std::memory_order_relaxed);
+      TrackCompressedLocked(s, e, true);
+      PublishLocked(Mutation::Kind::kSet, keys[i].key, &e);
+      changed->push_back(&s);
+    }
+    Release(new_total, old_total);
+    *written = true;
+    return Status::kOk;
+  }
+
+  // Copies a string entry's value (decoded) when it is at most `max` bytes.
+  static bool ReadSmallLocked(const Entry& e, size_t max, std::string* out) {
+    if (e.original_size > max) return false;
+    if (!e.compressed) {
+      out->assign(e.value);
+      return true;
+    }
+    out->resize(e.original_size);
+    return ZstdDecompress(e.value, out->data(), out->size());
+  }
+
+  // Sets hash fields on the live hash at `it` (or a new hash when it == end).
+  // All or nothing: the new field strings and the table's room are allocated
+  // before anything changes.
+  Status HSetLocked(Shard& s, Map::iterator it, const HashedKey& hk,
+                    const std::vector<std::pair<std::string_view, std::string_view>>& fields,
+                    bool only_if_absent, int64_t now, int64_t* added, uint64_t* shortfall,
+                    bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    *added = 0;
+    const bool exists = it != s.map.end();
+    const HashFields* h = exists ? it->second.hash.get() : nullptr;
+    // The last value of a repeated field wins.
+    absl::flat_hash_map<std::string_view, std::string_view> want;
+    for (const auto& [f, v] : fields) {
+      if (only_if_absent && ((h != nullptr && h->contains(f)) || want.contains(f))) continue;
+      want[f] = v;
+    }
+    if (want.empty()) return Status::kOk;
+    uint64_t grow = 0, shrink = 0;
+    for (const auto& [f, v] : want) {
+      const auto fi = h != nullptr ? h->find(f) : HashFields::const_iterator();
+      if (h != nullptr && fi != h->end()) {
+        if (v.size() >= fi->second.size()) grow += v.size() - fi->second.size();
+        else shrink += fi->second.size() - v.size();
+      } else {
+        grow += FieldMem(f.size(), v.size());
+      }
+    }
+    const uint64_t old_mem = exists ? it->second.mem_size : 0;
+    const uint64_t base = exists ? old_mem : HashEntryMem(hk.key.size(), 0, false);
+    const uint64_t new_mem = base + grow - shrink;
+    if (!Reserve(new_mem, old_mem, false, shortfall)) return Status::kOutOfMemory;
+
+    std::vector<std::pair<std::string, std::string>> fresh;  // allocated first
+    std::unique_ptr<HashFields> made;
+    try {
+      fresh.reserve(want.size());
+      for (const auto& [f, v] : want) fresh.emplace_back(std::string(f), std::string(v));
+      if (!exists) {
+        made = std::make_unique<HashFields>();
+        made->reserve(fresh.size());
+        it = s.map.lazy_emplace(hk, [&hk](const Map::constructor& ctor) {
+          ctor(std::piecewise_construct, std::forward_as_tuple(hk.key), std::forward_as_tuple());
+        });
+      } else {
+        it->second.hash->reserve(it->second.hash->size() + fresh.size());
+      }
+    } catch (const std::bad_alloc&) {
+      Unreserve(new_mem, old_mem);
+      return Status::kOutOfMemory;
+    }
+    Entry& e = it->second;
+    if (!exists) {
+      e.hash = std::move(made);
+      e.type = ValueType::kHash;
+      e.value.clear();
+      e.original_size = 0;
+      e.compressed = false;
+      e.expires_at = 0;
+    }
+    for (auto& [f, v] : fresh) {
+      auto [fi, inserted] = e.hash->try_emplace(std::move(f));  // room reserved: no allocation
+      fi->second = std::move(v);
+      if (inserted) ++*added;
+    }
+    e.mem_size = new_mem;
+    e.version = ++s.last_version;
+    e.last_access.store(now, std::memory_order_relaxed);
+    Release(new_mem, old_mem);
+    PublishLocked(Mutation::Kind::kSet, hk.key, &e);
+    *changed = true;
+    return Status::kOk;
+  }
+
   // Hands a mutation to the replicator while the shard lock is held, so that
   // changes to one key reach it in the order they were applied.
   void PublishLocked(Mutation::Kind kind, std::string_view key, const Entry* e) const {
@@ -1068,9 +1931,15 @@ class Store::Impl {
     Mutation m;
     m.kind = kind;
     m.key = key;
+    std::string encoded;
     if (e != nullptr) {
       m.type = e->type;
-      m.value = e->value;
+      if (e->type == ValueType::kHash) {
+        encoded = EncodeHash(*e->hash);
+        m.value = encoded;
+      } else {
+        m.value = e->value;
+      }
       m.compressed = e->compressed;
       m.expires_at_ms = e->expires_at;
       m.version = e->version;
@@ -1304,6 +2173,106 @@ Status Store::Exists(std::string_view key, bool* exists) const {
 
 Status Store::IncrBy(std::string_view key, int64_t delta, int64_t* result) {
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->IncrBy(key, delta, result); });
+}
+
+Status Store::SetWith(std::string_view key, std::string_view value, const SetOptions& options,
+                      SetResult* result) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->SetWith(key, value, options, result); });
+}
+
+Status Store::MSet(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
+                   bool only_if_none_exist, bool* written) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->MSet(pairs, only_if_none_exist, written); });
+}
+
+Status Store::GetDel(std::string_view key, std::string* value) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->GetDel(key, value); });
+}
+
+Status Store::GetEx(std::string_view key, SetOptions::Expiry expiry, int64_t expires_at_ms,
+                    std::string* value) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->GetEx(key, expiry, expires_at_ms, value); });
+}
+
+Status Store::Append(std::string_view key, std::string_view value, int64_t* length) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->Append(key, value, length); });
+}
+
+Status Store::SetRange(std::string_view key, uint64_t offset, std::string_view value,
+                       int64_t* length) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->SetRange(key, offset, value, length); });
+}
+
+Status Store::IncrByFloat(std::string_view key, long double delta, std::string* result) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->IncrByFloat(key, delta, result); });
+}
+
+Status Store::HSet(std::string_view key,
+                   const std::vector<std::pair<std::string_view, std::string_view>>& fields,
+                   bool only_if_absent, int64_t* added) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->HSet(key, fields, only_if_absent, added); });
+}
+
+Status Store::HGet(std::string_view key, std::string_view field, std::string* value) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->HGet(key, field, value); });
+}
+
+Status Store::HMGet(std::string_view key, const std::vector<std::string_view>& fields,
+                    std::vector<std::optional<std::string>>* values) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->HMGet(key, fields, values); });
+}
+
+Status Store::HDel(std::string_view key, const std::vector<std::string_view>& fields,
+                   int64_t* removed) {
+  return impl_->HDel(key, fields, removed);
+}
+
+Status Store::HGetAll(std::string_view key,
+                      std::vector<std::pair<std::string, std::string>>* fields) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->HGetAll(key, fields); });
+}
+
+Status Store::HLen(std::string_view key, int64_t* count) const { return impl_->HLen(key, count); }
+
+Status Store::HExists(std::string_view key, std::string_view field, bool* exists) const {
+  return impl_->HExists(key, field, exists);
+}
+
+Status Store::HStrLen(std::string_view key, std::string_view field, int64_t* length) const {
+  return impl_->HStrLen(key, field, length);
+}
+
+Status Store::HIncrBy(std::string_view key, std::string_view field, int64_t delta,
+                      int64_t* result) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->HIncrBy(key, field, delta, result); });
+}
+
+Status Store::HIncrByFloat(std::string_view key, std::string_view field, long double delta,
+                           std::string* result) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->HIncrByFloat(key, field, delta, result); });
+}
+
+Status Store::ExpireAtIf(std::string_view key, int64_t at_ms, ExpireCondition condition,
+                         bool* applied) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->ExpireAtIf(key, at_ms, condition, applied); });
+}
+
+Status Store::RandomKey(std::string* key) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->RandomKey(key); });
+}
+
+Status Store::Scan(uint64_t cursor, std::string_view pattern, size_t count,
+                   std::optional<ValueType> type, std::vector<std::string>* keys,
+                   uint64_t* next) const {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->Scan(cursor, pattern, count, type, keys, next); });
 }
 
 Status Store::Expire(std::string_view key, int64_t ttl_ms, bool* applied) {

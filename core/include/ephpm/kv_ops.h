@@ -48,7 +48,9 @@ typedef enum ephpm_kv_status {
   EPHPM_KV_OWNER_UNREACHABLE = 4,  /* cluster: outcome unknown */
   EPHPM_KV_WRONG_TYPE = 5,         /* the key holds another type */
   EPHPM_KV_NOT_INTEGER = 6,        /* incr on a non-integer value */
-  EPHPM_KV_OVERFLOW = 7            /* incr result out of int64 range */
+  EPHPM_KV_OVERFLOW = 7,           /* incr result out of int64 range */
+  EPHPM_KV_NOT_FLOAT = 8,          /* incrbyfloat on a non-number */
+  EPHPM_KV_NAN_OR_INFINITY = 9     /* incrbyfloat result not finite */
 } ephpm_kv_status;
 
 /* One key in a list returned by keys: points into the same malloc block. */

@@ -17,6 +17,8 @@ enum class Status : int {
   kWrongType = 5,         // the key holds a value of another type
   kNotInteger = 6,        // incr on a value that is not a decimal int64
   kOverflow = 7,          // incr result would leave the int64 range
+  kNotFloat = 8,          // incrbyfloat on a value that is not a number
+  kNanOrInfinity = 9,     // incrbyfloat result would be NaN or infinite
 };
 
 // A short constant name such as "out of memory"; never null.

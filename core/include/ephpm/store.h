@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,7 @@ namespace ephpm {
 // Counters and gauges reported by Store::Stats().
 struct StoreStats {
   uint64_t keys = 0;              // live entries
+  uint64_t keys_with_ttl = 0;     // live entries that have an expiry
   uint64_t memory_used = 0;       // accounted bytes
   uint64_t memory_limit = 0;      // 0 = unlimited
   uint64_t hits = 0;              // reads that found a live entry
@@ -50,12 +52,37 @@ struct StoreStats {
 struct EntryInfo {
   ValueType type = ValueType::kString;
   bool compressed = false;
-  uint64_t value_size = 0;   // bytes a reader gets back
+  uint64_t value_size = 0;   // bytes a reader gets back (a hash: its field count)
   uint64_t stored_size = 0;  // bytes kept (smaller when compressed)
   uint64_t mem_size = 0;     // bytes accounted for the whole entry
   uint64_t version = 0;
   int64_t expires_at_ms = 0; // 0 = no expiry
 };
+
+// Redis's SET options, for Store::SetWith.
+struct SetOptions {
+  enum class When : uint8_t { kAlways, kIfAbsent /* NX */, kIfPresent /* XX */ };
+  enum class Expiry : uint8_t {
+    kNone,  // the key ends up without a TTL (plain SET)
+    kKeep,  // KEEPTTL: an existing key keeps its TTL
+    kAt,    // EX/PX/EXAT/PXAT: expires at expires_at_ms (absolute)
+  };
+  When when = When::kAlways;
+  Expiry expiry = Expiry::kNone;
+  int64_t expires_at_ms = 0;
+  bool get_old = false;  // GET: report the previous value
+};
+
+// What Store::SetWith reports.
+struct SetResult {
+  bool written = false;  // the condition held and the value was stored
+  bool had_old = false;  // with get_old: a live string was there ...
+  std::string old;       // ... and this was its value
+};
+
+// A condition of Redis 7's EXPIRE options.  A key without a TTL counts as
+// expiring never, so GT never applies to it and LT always does.
+enum class ExpireCondition : uint8_t { kAlways, kNx, kXx, kGt, kLt };
 
 // What Store::WaitForChange reports.
 struct WaitResult {
@@ -136,6 +163,80 @@ class Store {
   // leaves the int64 range; in both cases the value is kept.
   Status IncrBy(std::string_view key, int64_t delta, int64_t* result);
 
+  // SET with Redis's options (NX/XX, KEEPTTL, EX/PX/EXAT/PXAT, GET).  With
+  // get_old, an existing entry of another type is kWrongType and nothing is
+  // written.  An expiry not after now stores an entry that is absent at once.
+  Status SetWith(std::string_view key, std::string_view value, const SetOptions& options,
+                 SetResult* result);
+
+  // Sets several keys as one step: all shards involved are locked (in index
+  // order) for the whole operation.  With only_if_none_exist (MSETNX) nothing
+  // is written when any key is live, and *written says whether they were.
+  // A key given twice takes its last value.
+  Status MSet(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
+              bool only_if_none_exist, bool* written);
+
+  // Removes the key and returns its value.  kNotFound when missing;
+  // kWrongType (nothing removed) for a non-string.
+  Status GetDel(std::string_view key, std::string* value);
+
+  // Returns the value and changes the TTL in the same step: kKeep leaves it,
+  // kNone removes it (PERSIST), kAt sets it (a time not after now deletes the
+  // key after reading it).
+  Status GetEx(std::string_view key, SetOptions::Expiry expiry, int64_t expires_at_ms,
+               std::string* value);
+
+  // Appends to the string at key (a missing key counts as ""), keeping its
+  // TTL.  *length = the new length.  kInvalidArgument past max_value_size.
+  Status Append(std::string_view key, std::string_view value, int64_t* length);
+
+  // Overwrites the string at key from byte `offset` (zero-padding a shorter
+  // value), keeping its TTL.  An empty value on a missing key creates
+  // nothing.  *length = the new length.  kInvalidArgument past max_value_size.
+  Status SetRange(std::string_view key, uint64_t offset, std::string_view value,
+                  int64_t* length);
+
+  // Adds delta to the number stored at key as Redis's INCRBYFLOAT does (long
+  // double arithmetic, the result formatted with up to 17 digits after the
+  // point and trailing zeros removed), keeping its TTL.  *result = the text
+  // stored.  kNotFloat when the value is not a number; kNanOrInfinity when the
+  // result would not be finite; the value is then kept.
+  Status IncrByFloat(std::string_view key, long double delta, std::string* result);
+
+  // --- hashes -------------------------------------------------------------
+  // A hash is an entry of type kHash mapping fields to values.  Removing its
+  // last field removes the key.  String operations on a hash, and hash
+  // operations on a string, are kWrongType.
+
+  // Sets fields (HSET/HMSET), or with only_if_absent only fields that do not
+  // exist (HSETNX).  *added = fields that were new.  A field given twice
+  // takes its last value.
+  Status HSet(std::string_view key,
+              const std::vector<std::pair<std::string_view, std::string_view>>& fields,
+              bool only_if_absent, int64_t* added);
+  // kNotFound when the key or the field is missing.
+  Status HGet(std::string_view key, std::string_view field, std::string* value) const;
+  // One entry per field, nullopt for a missing one (all of them for a
+  // missing key).
+  Status HMGet(std::string_view key, const std::vector<std::string_view>& fields,
+               std::vector<std::optional<std::string>>* values) const;
+  // *removed = fields that existed.
+  Status HDel(std::string_view key, const std::vector<std::string_view>& fields,
+              int64_t* removed);
+  // Every field and value, in no particular order (empty for a missing key).
+  Status HGetAll(std::string_view key,
+                 std::vector<std::pair<std::string, std::string>>* fields) const;
+  Status HLen(std::string_view key, int64_t* count) const;
+  Status HExists(std::string_view key, std::string_view field, bool* exists) const;
+  // Length of a field's value; 0 when missing.
+  Status HStrLen(std::string_view key, std::string_view field, int64_t* length) const;
+  // HINCRBY: kNotInteger when the field's value is not an int64, kOverflow
+  // when the result would leave the range.
+  Status HIncrBy(std::string_view key, std::string_view field, int64_t delta, int64_t* result);
+  // HINCRBYFLOAT, formatted as IncrByFloat.
+  Status HIncrByFloat(std::string_view key, std::string_view field, long double delta,
+                      std::string* result);
+
   // --- expiry -------------------------------------------------------------
 
   // Sets key's TTL to ttl_ms from now.  A ttl_ms <= 0 deletes the key, as
@@ -144,6 +245,10 @@ class Store {
   // As Expire with an absolute time in ms since the epoch; a time not after
   // now deletes the key.
   Status ExpireAt(std::string_view key, int64_t at_ms, bool* applied);
+  // ExpireAt, applied only when `condition` holds (Redis 7's NX/XX/GT/LT);
+  // *applied = whether it held for a live entry.
+  Status ExpireAtIf(std::string_view key, int64_t at_ms, ExpireCondition condition,
+                    bool* applied);
   // Removes key's TTL.  *applied = whether a live entry had one.
   Status Persist(std::string_view key, bool* applied);
   // *ttl_ms = milliseconds left (> 0), -1 when the key has no expiry, -2 when
@@ -159,6 +264,20 @@ class Store {
 
   // Number of live entries.
   uint64_t DbSize() const;
+
+  // A live key picked at random; kNotFound when the store is empty.
+  Status RandomKey(std::string* key) const;
+
+  // One step of a cursor walk over the keyspace (Redis's SCAN).  Start with
+  // cursor 0; the walk is over when *next is 0.  Every key that exists for
+  // the whole walk is returned exactly once; keys written meanwhile may or
+  // may not be.  Each step returns whole shards until at least `count` keys
+  // were visited, so a step may return more than `count`.  Only keys
+  // matching `pattern` (a glob, or "" for all) and, when type is set, of that
+  // type are returned.  A cursor that no walk produced ends the walk at once.
+  Status Scan(uint64_t cursor, std::string_view pattern, size_t count,
+              std::optional<ValueType> type, std::vector<std::string>* keys,
+              uint64_t* next) const;
 
   // Removes every entry.
   void Flush();

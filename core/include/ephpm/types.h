@@ -12,6 +12,7 @@ namespace ephpm {
 // Status::kWrongType.
 enum class ValueType : uint8_t {
   kString = 0,
+  kHash = 1,  // field -> value, as Redis's hash
 };
 
 // Result of Store::SetNx.
@@ -56,7 +57,9 @@ struct Mutation {
   Kind kind;
   std::string_view key;
   ValueType type = ValueType::kString;
-  std::string_view value;  // as stored: zstd frame when `compressed`
+  // As stored: a zstd frame when `compressed`; for a hash, every field as
+  // <u32 field length><field><u32 value length><value> (little endian).
+  std::string_view value;
   bool compressed = false;
   int64_t expires_at_ms = 0;  // absolute, 0 = none
   uint64_t version = 0;       // the key's version after the change
