@@ -19,7 +19,7 @@ if test "$PHP_EPHPM" != "no"; then
 
   EPHPM_C_SOURCES="ext/ephpm.c ext/ephpm_ops.c session/ephpm_session.c"
   EPHPM_CXX_SOURCES="ext/standalone.cc core/clock.cc core/compression.cc core/glob.cc \
-    core/int64_text.cc core/kv_ops.cc core/settings.cc core/store.cc"
+    core/number_text.cc core/kv_ops.cc core/settings.cc core/store.cc"
   EPHPM_INCLUDES="-I@ext_srcdir@/ext -I@ext_srcdir@/session -I@ext_srcdir@/core/include -I@ext_srcdir@/core"
   EPHPM_FLAGS="-DZEND_ENABLE_STATIC_TSRMLS_CACHE=1 -fvisibility=hidden $EPHPM_INCLUDES"
 

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "int64_text.h"
+#include "ephpm/number_text.h"
 
 namespace ephpm {
 namespace {

@@ -2,12 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <clocale>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <locale.h>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -23,7 +20,7 @@
 #include "absl/hash/hash.h"
 #include "compression.h"
 #include "glob.h"
-#include "int64_text.h"
+#include "ephpm/number_text.h"
 #include "shared_mutex.h"
 
 #define XXH_INLINE_ALL
@@ -149,6 +146,9 @@ struct TtlLess {
 };
 using TtlIndex = absl::btree_set<TtlItem, TtlLess>;
 
+// No number INCRBYFLOAT accepts is this long (Redis's MAX_LONG_DOUBLE_CHARS).
+constexpr size_t kMaxNumberText = 5 * 1024;
+
 bool IsExpired(const Entry& e, int64_t now) {
   return e.expires_at != 0 && e.expires_at <= now;
 }
@@ -198,51 +198,6 @@ struct Prepared {
   uint64_t original_size = 0;
   bool compressed = false;
 };
-
-// Numbers as Redis's INCRBYFLOAT reads and writes them, in the C locale
-// whatever the process's locale (PHP may have changed LC_NUMERIC).
-constexpr size_t kMaxLongDoubleChars = 5 * 1024;
-
-locale_t CLocale() {
-  static const locale_t c = newlocale(LC_NUMERIC_MASK, "C", static_cast<locale_t>(0));
-  return c;
-}
-
-// Redis's string2ld: strtold over the whole text (which stops at a NUL, as
-// Redis's does), no leading space, no NaN, no overflow.
-bool ParseLongDouble(std::string_view s, long double* out) {
-  if (s.empty() || s.size() >= kMaxLongDoubleChars) return false;
-  char buf[kMaxLongDoubleChars];
-  std::memcpy(buf, s.data(), s.size());
-  buf[s.size()] = '\0';
-  if (std::isspace(static_cast<unsigned char>(buf[0]))) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long double v = strtold_l(buf, &end, CLocale());
-  if (end[0] != '\0') return false;
-  if (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || std::fpclassify(v) == FP_ZERO)) {
-    return false;
-  }
-  if (std::isnan(v)) return false;
-  *out = v;
-  return true;
-}
-
-// Redis's "human" long double format: 17 digits after the point, trailing
-// zeros (and a bare point) removed, "-0" as "0".
-std::string FormatLongDouble(long double v) {
-  char buf[kMaxLongDoubleChars];
-  const locale_t old = uselocale(CLocale());
-  int n = std::snprintf(buf, sizeof buf, "%.17Lf", v);
-  uselocale(old);
-  if (n < 0 || static_cast<size_t>(n) >= sizeof buf) return "0";  // not reached: finite values fit
-  if (std::memchr(buf, '.', static_cast<size_t>(n)) != nullptr) {
-    while (buf[n - 1] == '0') --n;
-    if (buf[n - 1] == '.') --n;
-  }
-  if (n == 2 && buf[0] == '-' && buf[1] == '0') return "0";
-  return std::string(buf, static_cast<size_t>(n));
-}
 
 }  // namespace
 
@@ -328,6 +283,7 @@ class Store::Impl {
   }
 
   const StoreOptions& options() const { return options_; }
+  int64_t NowMs() const { return clock_->NowMs(); }
 
   // --- strings ------------------------------------------------------------
 
@@ -834,7 +790,7 @@ class Store::Impl {
           const Entry& e = it->second;
           if (e.type != ValueType::kString) return Status::kWrongType;
           std::string text;
-          if (!ReadSmallLocked(e, kMaxLongDoubleChars, &text) ||
+          if (!ReadSmallLocked(e, kMaxNumberText, &text) ||
               !ParseLongDouble(text, &current)) {
             return Status::kNotFloat;
           }
@@ -1189,7 +1145,7 @@ class Store::Impl {
     });
   }
 
-  Status ExpireAtIf(std::string_view key, int64_t at_ms, ExpireCondition cond, bool* applied) {
+  Status ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions, bool* applied) {
     if (!KeyOk(key)) return Status::kInvalidArgument;
     const HashedKey hk = HashKey(key);
     Shard& s = ShardFor(hk);
@@ -1201,13 +1157,10 @@ class Store::Impl {
       *applied = false;
       if (it == s.map.end()) return Status::kOk;
       const int64_t current = it->second.expires_at;  // 0: never
-      switch (cond) {
-        case ExpireCondition::kAlways: break;
-        case ExpireCondition::kNx: if (current != 0) return Status::kOk; break;
-        case ExpireCondition::kXx: if (current == 0) return Status::kOk; break;
-        case ExpireCondition::kGt: if (current == 0 || at_ms <= current) return Status::kOk; break;
-        case ExpireCondition::kLt: if (current != 0 && at_ms >= current) return Status::kOk; break;
-      }
+      if ((conditions & kExpireNx) && current != 0) return Status::kOk;
+      if ((conditions & kExpireXx) && current == 0) return Status::kOk;
+      if ((conditions & kExpireGt) && (current == 0 || at_ms <= current)) return Status::kOk;
+      if ((conditions & kExpireLt) && current != 0 && at_ms >= current) return Status::kOk;
       *applied = true;
       changed = true;
       if (at_ms <= now) {
@@ -2258,11 +2211,13 @@ Status Store::HIncrByFloat(std::string_view key, std::string_view field, long do
                   [&] { return impl_->HIncrByFloat(key, field, delta, result); });
 }
 
-Status Store::ExpireAtIf(std::string_view key, int64_t at_ms, ExpireCondition condition,
+Status Store::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions,
                          bool* applied) {
   return OomGuard(Status::kOutOfMemory,
-                  [&] { return impl_->ExpireAtIf(key, at_ms, condition, applied); });
+                  [&] { return impl_->ExpireAtIf(key, at_ms, conditions, applied); });
 }
+
+int64_t Store::NowMs() const { return impl_->NowMs(); }
 
 Status Store::RandomKey(std::string* key) const {
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->RandomKey(key); });

@@ -235,6 +235,10 @@ PS_OPEN_FUNC(ephpm) {
   (void)save_path;
   (void)session_name;
   if (ephpm_ops_get() == NULL) return FAILURE;  /* an Error says why */
+  /* Open again without a close: session_reset() re-initializes an active
+   * session this way.  Keep the state, and with it the lock this request
+   * holds (a fresh one would wait on that lock). */
+  if (PS_GET_MOD_DATA() != NULL) return SUCCESS;
   PS_SET_MOD_DATA(ecalloc(1, sizeof(ephpm_ps_data)));
   return SUCCESS;
 }
@@ -257,6 +261,9 @@ PS_READ_FUNC(ephpm) {
   if (d == NULL || ops == NULL) return FAILURE;
   if (d->sid && !zend_string_equals(d->sid, key)) release_lock(ops, d);
   use_sid(d, key);
+  /* Read again (session_reset()) after the lock wait ran out: wait again,
+   * and apply ephpm.session_lock_failure afresh. */
+  if (d->lock == LOCK_MISSED) d->lock = LOCK_NONE;
   d->readonly = false;
 
   if (EPHPM_G(session_locking) && d->lock == LOCK_NONE) {

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 
-#include "int64_text.h"
+#include "ephpm/number_text.h"
 
 using ephpm::ParseInt64;
 

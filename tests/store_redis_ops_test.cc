@@ -13,7 +13,6 @@
 #include "ephpm/store.h"
 #include "test_util.h"
 
-using ephpm::ExpireCondition;
 using ephpm::ManualClock;
 using ephpm::SetOptions;
 using ephpm::SetResult;
@@ -382,27 +381,33 @@ TEST_CASE("ExpireAtIf applies Redis 7's NX, XX, GT and LT", "[store][ttl]") {
   const int64_t now = clock.NowMs();
   bool applied = false;
   REQUIRE(s->Set("k", "v") == Status::kOk);  // no TTL: expires "never"
-  CHECK(s->ExpireAtIf("k", now + 100, ExpireCondition::kXx, &applied) == Status::kOk);
+  CHECK(s->ExpireAtIf("k", now + 100, ephpm::kExpireXx, &applied) == Status::kOk);
   CHECK_FALSE(applied);
-  CHECK(s->ExpireAtIf("k", now + 100, ExpireCondition::kGt, &applied) == Status::kOk);
+  CHECK(s->ExpireAtIf("k", now + 100, ephpm::kExpireGt, &applied) == Status::kOk);
   CHECK_FALSE(applied);  // nothing is greater than never
-  CHECK(s->ExpireAtIf("k", now + 100, ExpireCondition::kLt, &applied) == Status::kOk);
+  CHECK(s->ExpireAtIf("k", now + 100, ephpm::kExpireLt, &applied) == Status::kOk);
   CHECK(applied);  // anything is less than never
   CHECK(Pttl(*s, "k") == 100);
-  CHECK(s->ExpireAtIf("k", now + 200, ExpireCondition::kNx, &applied) == Status::kOk);
+  CHECK(s->ExpireAtIf("k", now + 200, ephpm::kExpireNx, &applied) == Status::kOk);
   CHECK_FALSE(applied);
-  CHECK(s->ExpireAtIf("k", now + 50, ExpireCondition::kGt, &applied) == Status::kOk);
+  CHECK(s->ExpireAtIf("k", now + 50, ephpm::kExpireGt, &applied) == Status::kOk);
   CHECK_FALSE(applied);
-  CHECK(s->ExpireAtIf("k", now + 200, ExpireCondition::kGt, &applied) == Status::kOk);
+  CHECK(s->ExpireAtIf("k", now + 200, ephpm::kExpireGt, &applied) == Status::kOk);
   CHECK(applied);
-  CHECK(s->ExpireAtIf("k", now + 300, ExpireCondition::kLt, &applied) == Status::kOk);
+  CHECK(s->ExpireAtIf("k", now + 300, ephpm::kExpireLt, &applied) == Status::kOk);
   CHECK_FALSE(applied);
-  CHECK(s->ExpireAtIf("k", now + 150, ExpireCondition::kXx, &applied) == Status::kOk);
+  CHECK(s->ExpireAtIf("k", now + 150, ephpm::kExpireXx, &applied) == Status::kOk);
   CHECK(applied);
   CHECK(Pttl(*s, "k") == 150);
-  CHECK(s->ExpireAtIf("missing", now + 150, ExpireCondition::kAlways, &applied) == Status::kOk);
+  CHECK(s->ExpireAtIf("k", now + 120, ephpm::kExpireXx | ephpm::kExpireGt, &applied) ==
+        Status::kOk);
+  CHECK_FALSE(applied);  // XX holds, GT does not
+  CHECK(s->ExpireAtIf("k", now + 180, ephpm::kExpireXx | ephpm::kExpireGt, &applied) ==
+        Status::kOk);
+  CHECK(applied);
+  CHECK(s->ExpireAtIf("missing", now + 150, 0, &applied) == Status::kOk);
   CHECK_FALSE(applied);
-  CHECK(s->ExpireAtIf("k", now - 1, ExpireCondition::kAlways, &applied) == Status::kOk);
+  CHECK(s->ExpireAtIf("k", now - 1, 0, &applied) == Status::kOk);  // the past deletes
   CHECK(applied);
   CHECK(GetOr(*s, "k") == "<missing>");
 }

@@ -80,9 +80,13 @@ struct SetResult {
   std::string old;       // ... and this was its value
 };
 
-// A condition of Redis 7's EXPIRE options.  A key without a TTL counts as
-// expiring never, so GT never applies to it and LT always does.
-enum class ExpireCondition : uint8_t { kAlways, kNx, kXx, kGt, kLt };
+// Conditions of Redis 7's EXPIRE options, combinable (XX and GT may go
+// together).  A key without a TTL counts as expiring never, so GT never
+// applies to it and LT always does.
+inline constexpr unsigned kExpireNx = 1;  // only when the key has no TTL
+inline constexpr unsigned kExpireXx = 2;  // only when it has one
+inline constexpr unsigned kExpireGt = 4;  // only when the new expiry is later
+inline constexpr unsigned kExpireLt = 8;  // only when the new expiry is earlier
 
 // What Store::WaitForChange reports.
 struct WaitResult {
@@ -245,10 +249,9 @@ class Store {
   // As Expire with an absolute time in ms since the epoch; a time not after
   // now deletes the key.
   Status ExpireAt(std::string_view key, int64_t at_ms, bool* applied);
-  // ExpireAt, applied only when `condition` holds (Redis 7's NX/XX/GT/LT);
-  // *applied = whether it held for a live entry.
-  Status ExpireAtIf(std::string_view key, int64_t at_ms, ExpireCondition condition,
-                    bool* applied);
+  // ExpireAt, applied only when every condition (kExpire* bits; 0 = always)
+  // holds; *applied = whether they held for a live entry.
+  Status ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions, bool* applied);
   // Removes key's TTL.  *applied = whether a live entry had one.
   Status Persist(std::string_view key, bool* applied);
   // *ttl_ms = milliseconds left (> 0), -1 when the key has no expiry, -2 when
@@ -305,6 +308,9 @@ class Store {
 
   StoreStats Stats() const;
   const StoreOptions& options() const;
+  // The store's clock (ms since the epoch), for callers that turn relative
+  // TTLs into absolute expiries.
+  int64_t NowMs() const;
 
   // Removes up to `budget_per_shard` expired entries from each shard; returns
   // how many were removed.  The sweeper thread calls this; tests may too.
