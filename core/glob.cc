@@ -1,4 +1,4 @@
-#include "glob.h"
+#include "ephpm/glob.h"
 
 #include <cstddef>
 

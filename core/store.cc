@@ -19,7 +19,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
 #include "compression.h"
-#include "glob.h"
+#include "ephpm/glob.h"
 #include "ephpm/number_text.h"
 #include "shared_mutex.h"
 

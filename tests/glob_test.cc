@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "glob.h"
+#include "ephpm/glob.h"
 
 using ephpm::GlobMatch;
 using namespace std::string_literals;

@@ -2,14 +2,14 @@
 // requests and the exact protocol error lines, whatever way the bytes are
 // split into reads.
 
-#include "resp/parser.h"
-
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "resp/parser.h"
 
 namespace {
 
@@ -36,9 +36,12 @@ std::ostream& operator<<(std::ostream& os, const Event& e) {
       for (const std::string& a : e.argv) os << '"' << a << "\" ";
       return os << '}';
     }
-    case Result::kEmpty: return os << "Empty";
-    case Result::kError: return os << "Error{" << e.error << '}';
-    case Result::kNeedMore: return os << "NeedMore";
+    case Result::kEmpty:
+      return os << "Empty";
+    case Result::kError:
+      return os << "Error{" << e.error << '}';
+    case Result::kNeedMore:
+      return os << "NeedMore";
   }
   return os;
 }
@@ -100,8 +103,7 @@ std::vector<Event> ParseBytewise(const std::string& input, ParserLimits limits =
 
 // The error line the input ends in, checking nothing came before it and
 // that the parser returns it again on the next call.
-std::string ErrorOf(const std::string& input, bool authenticated = true,
-                    ParserLimits limits = {}) {
+std::string ErrorOf(const std::string& input, bool authenticated = true, ParserLimits limits = {}) {
   Connection c(limits);
   c.parser.set_authenticated(authenticated);
   std::vector<Event> events = c.Read(input);
@@ -196,8 +198,7 @@ TEST_CASE("a count or length line waits for the byte after its CR", "[resp]") {
 TEST_CASE("the two bytes after a bulk payload are skipped unchecked, as in Redis", "[resp]") {
   CHECK(ParseWhole("*2\r\n$1\r\naXY$1\r\nbZZ") == std::vector<Event>{Cmd({"a", "b"})});
   // A payload longer than declared: the extra bytes start the next request.
-  CHECK(ParseWhole("*1\r\n$3\r\nfoobar\r\n") ==
-        (std::vector<Event>{Cmd({"foo"}), Cmd({"r"})}));
+  CHECK(ParseWhole("*1\r\n$3\r\nfoobar\r\n") == (std::vector<Event>{Cmd({"foo"}), Cmd({"r"})}));
 }
 
 TEST_CASE("the byte after the CR of a count or length line is skipped unchecked", "[resp]") {
@@ -209,8 +210,7 @@ TEST_CASE("a length line ends at the first CR, so a bare LF makes it invalid", "
   CHECK(ErrorOf("*1\r\n$3\nfoo\r\n") == kInvalidBulk);
 }
 
-TEST_CASE("an inline line longer than 64 KiB passes when its end is already buffered",
-          "[resp]") {
+TEST_CASE("an inline line longer than 64 KiB passes when its end is already buffered", "[resp]") {
   const std::string word(70 * 1024, 'a');
   CHECK(ParseWhole("SET k " + word + "\r\n") == std::vector<Event>{Cmd({"SET", "k", word})});
 }
@@ -245,8 +245,7 @@ TEST_CASE("blank lines and non-positive counts are empty requests with no reply"
   CHECK(ParseWhole("*-1\r\n") == std::vector<Event>{Empty()});
   CHECK(ParseWhole("*-10\r\n") == std::vector<Event>{Empty()});
   CHECK(ParseWhole("*-9223372036854775808\r\n") == std::vector<Event>{Empty()});
-  CHECK(ParseWhole("\r\n*0\r\nPING\r\n") ==
-        (std::vector<Event>{Empty(), Empty(), Cmd({"PING"})}));
+  CHECK(ParseWhole("\r\n*0\r\nPING\r\n") == (std::vector<Event>{Empty(), Empty(), Cmd({"PING"})}));
 }
 
 TEST_CASE("an empty empty-quoted word is a command, not an empty request", "[resp]") {
@@ -258,10 +257,10 @@ TEST_CASE("an empty empty-quoted word is a command, not an empty request", "[res
 // -------------------------------------------------- malformed frames (exact)
 
 TEST_CASE("malformed multibulk counts are 'invalid multibulk length'", "[resp]") {
-  for (const char* in : {"*abc\r\n", "*+1\r\n", "* 1\r\n", "*1 \r\n", "*01\r\n", "*\r\n", "*-\r\n",
-                         "*-0\r\n", "*1x\r\n", "*0x1\r\n", "*2147483648\r\n",
-                         "*9223372036854775807\r\n", "*9223372036854775808\r\n",
-                         "*-9223372036854775809\r\n", "*1.5\r\n"}) {
+  for (const char* in :
+       {"*abc\r\n", "*+1\r\n", "* 1\r\n", "*1 \r\n", "*01\r\n", "*\r\n", "*-\r\n", "*-0\r\n",
+        "*1x\r\n", "*0x1\r\n", "*2147483648\r\n", "*9223372036854775807\r\n",
+        "*9223372036854775808\r\n", "*-9223372036854775809\r\n", "*1.5\r\n"}) {
     INFO(in);
     CHECK(ErrorOf(in) == kInvalidMbulk);
   }
@@ -285,11 +284,10 @@ TEST_CASE("a bulk that does not start with '$' names the byte it got", "[resp]")
 }
 
 TEST_CASE("malformed bulk lengths are 'invalid bulk length'", "[resp]") {
-  for (const char* in :
-       {"*1\r\n$abc\r\n", "*1\r\n$-1\r\n", "*1\r\n$-0\r\n", "*1\r\n$+1\r\n", "*1\r\n$01\r\n",
-        "*1\r\n$\r\n", "*1\r\n$ 1\r\n", "*1\r\n$1 \r\n", "*1\r\n$536870913\r\n",
-        "*1\r\n$99999999999999999999\r\n", "*1\r\n$9223372036854775807\r\n",
-        "*2\r\n$1\r\na\r\n$x\r\n"}) {
+  for (const char* in : {"*1\r\n$abc\r\n", "*1\r\n$-1\r\n", "*1\r\n$-0\r\n", "*1\r\n$+1\r\n",
+                         "*1\r\n$01\r\n", "*1\r\n$\r\n", "*1\r\n$ 1\r\n", "*1\r\n$1 \r\n",
+                         "*1\r\n$536870913\r\n", "*1\r\n$99999999999999999999\r\n",
+                         "*1\r\n$9223372036854775807\r\n", "*2\r\n$1\r\na\r\n$x\r\n"}) {
     INFO(in);
     CHECK(ErrorOf(in) == kInvalidBulk);
   }
@@ -335,8 +333,8 @@ TEST_CASE("a smaller inline limit applies to all three line kinds", "[resp]") {
 
 TEST_CASE("unbalanced or misplaced quotes in an inline request are an error", "[resp]") {
   for (const char* in : {"SET \"a\r\n", "SET 'a\r\n", "SET \"a\"b\r\n", "SET 'a'b\r\n",
-                         "GET \"a\\\"\r\n", "GET \"abc\\\r\n", "GET \"a\"\"b\"\r\n",
-                         "x\"y\"z\r\n", "\"\r\n", "'\r\n", "GET 'it\\'\r\n", "\"a\"'b'\r\n"}) {
+                         "GET \"a\\\"\r\n", "GET \"abc\\\r\n", "GET \"a\"\"b\"\r\n", "x\"y\"z\r\n",
+                         "\"\r\n", "'\r\n", "GET 'it\\'\r\n", "\"a\"'b'\r\n"}) {
     INFO(in);
     CHECK(ErrorOf(in) == kUnbalanced);
   }
@@ -458,8 +456,8 @@ TEST_CASE("SplitInlineArgs and ParseStrictInt64 follow Redis", "[resp]") {
   CHECK(v == INT64_MIN);
   CHECK(parse("9223372036854775807"));
   CHECK(v == INT64_MAX);
-  for (const char* bad : {"", "-", "-0", "00", "01", "+1", " 1", "1 ", "1a",
-                          "9223372036854775808", "-9223372036854775809", "18446744073709551616"}) {
+  for (const char* bad : {"", "-", "-0", "00", "01", "+1", " 1", "1 ", "1a", "9223372036854775808",
+                          "-9223372036854775809", "18446744073709551616"}) {
     INFO(bad);
     CHECK_FALSE(parse(bad));
   }
@@ -507,19 +505,12 @@ TEST_CASE("many zero-length and tiny bulks in one request", "[resp]") {
 
 // ----------------------------------------------------------- split reads
 
-TEST_CASE("a pipelined batch gives the same outcomes split at every byte boundary",
-          "[resp]") {
-  const std::string batch = Multibulk({"SET", "k", std::string("v\0\r\n", 4)}) +
-                            "GET k\r\n" +
-                            "\r\n" +
-                            "*0\r\n" +
-                            Multibulk({"MSET", "a", "1", "b", ""}) +
-                            "ECHO \"x y\" 'z\\'w' \"\\x41\"\n" +
-                            "*-1\r\n" +
-                            "   \t\r\n" +
-                            "*1\r\n$3\r\nfooXY" +      // payload's trailing bytes skipped
-                            Multibulk({"PING"}) +
-                            "INCR counter\r\n";
+TEST_CASE("a pipelined batch gives the same outcomes split at every byte boundary", "[resp]") {
+  const std::string batch = Multibulk({"SET", "k", std::string("v\0\r\n", 4)}) + "GET k\r\n" +
+                            "\r\n" + "*0\r\n" + Multibulk({"MSET", "a", "1", "b", ""}) +
+                            "ECHO \"x y\" 'z\\'w' \"\\x41\"\n" + "*-1\r\n" + "   \t\r\n" +
+                            "*1\r\n$3\r\nfooXY" +  // payload's trailing bytes skipped
+                            Multibulk({"PING"}) + "INCR counter\r\n";
   const std::vector<Event> expected = {
       Cmd({"SET", "k", std::string("v\0\r\n", 4)}),
       Cmd({"GET", "k"}),

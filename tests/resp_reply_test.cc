@@ -1,12 +1,11 @@
 // The RESP2 reply writer: the exact bytes Redis sends for each reply type.
 
-#include "resp/reply.h"
-
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
 
 #include "resp/parser.h"
+#include "resp/reply.h"
 
 using ephpm::resp::ReplyWriter;
 

@@ -1,7 +1,7 @@
-// Redis-compatible glob matching for KEYS and SCAN MATCH.  Private to core/.
+// Redis-compatible glob matching (KEYS, SCAN MATCH, HSCAN MATCH).
 
-#ifndef EPHPM_CORE_GLOB_H_
-#define EPHPM_CORE_GLOB_H_
+#ifndef EPHPM_GLOB_H_
+#define EPHPM_GLOB_H_
 
 #include <string_view>
 
@@ -18,4 +18,4 @@ bool GlobMatch(std::string_view pattern, std::string_view text);
 
 }  // namespace ephpm
 
-#endif  // EPHPM_CORE_GLOB_H_
+#endif  // EPHPM_GLOB_H_

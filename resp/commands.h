@@ -1,0 +1,83 @@
+// Redis commands over an ephpm::Store: argument rules, replies and error
+// strings as Redis 7.0 has them, so that clients (redis-cli, phpredis,
+// Predis, ...) cannot tell the difference except where ephpm says so
+// (DELIFEQ, INFO's contents, COMMAND's table, CLIENT ID, TIME).
+//
+// Thread-safe: one Dispatcher serves every connection; per-connection state
+// lives in the ClientState each call gets.  The dispatcher holds no lock of
+// its own around Store calls.
+
+#ifndef EPHPM_RESP_COMMANDS_H_
+#define EPHPM_RESP_COMMANDS_H_
+
+#include <atomic>
+#include <functional>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ephpm/store.h"
+
+namespace ephpm {
+namespace resp {
+
+// One connection's state.  Touched only by the thread serving it.
+struct ClientState {
+  uint64_t id = 0;
+  std::string name;            // CLIENT SETNAME
+  std::string addr;            // "ip:port" of the peer
+  std::string laddr;           // "ip:port" of our end
+  int64_t connected_at_ms = 0;
+  bool authenticated = false;  // or no password is set
+  bool close_after_reply = false;
+  const char* last_command = nullptr;  // static name of the last command run
+};
+
+// What the commands need from the server around them.
+class ServerContext {
+ public:
+  virtual ~ServerContext() = default;
+  // "" when no password is required.
+  virtual const std::string& password() const = 0;
+  // Figures for INFO.
+  virtual uint64_t connected_clients() const = 0;
+  virtual uint64_t max_clients() const = 0;
+  virtual uint64_t total_connections() const = 0;
+  virtual uint64_t rejected_connections() const = 0;
+  virtual int tcp_port() const = 0;
+  virtual int64_t started_at_ms() const = 0;
+  // One CLIENT LIST line per connection (without the trailing newline).
+  virtual std::vector<std::string> ClientList() const = 0;
+  // Extra INFO sections (e.g. the cluster's), appended after the built-in
+  // ones; each "# Name\r\n..." block.
+  virtual std::string ExtraInfo() const { return ""; }
+};
+
+// The line CLIENT LIST / CLIENT INFO prints for a connection.
+std::string ClientListLine(const ClientState& c);
+
+class Dispatcher {
+ public:
+  Dispatcher(Store* store, ServerContext* server);
+
+  // Runs one request and appends its RESP2 reply to *out.  Sets
+  // client->close_after_reply for QUIT.  argv is non-empty.
+  void Execute(ClientState* client, std::vector<std::string>& argv, std::string* out);
+
+  uint64_t total_commands() const { return total_commands_.load(std::memory_order_relaxed); }
+
+ private:
+  Store* const store_;
+  ServerContext* const server_;
+  std::atomic<uint64_t> total_commands_{0};
+};
+
+// The version this server reports as redis_version: the Redis release whose
+// behaviour it follows, so that clients enable the right features.
+inline constexpr const char* kRedisCompatVersion = "7.0.15";
+
+}  // namespace resp
+}  // namespace ephpm
+
+#endif  // EPHPM_RESP_COMMANDS_H_

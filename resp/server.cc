@@ -1,0 +1,319 @@
+#include "server.h"
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "commands.h"
+#include "parser.h"
+
+namespace ephpm {
+namespace resp {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string EndpointText(const tcp::endpoint& e) {
+  return e.address().to_string() + ":" + std::to_string(e.port());
+}
+
+constexpr size_t kReadChunk = 16 * 1024;
+
+}  // namespace
+
+class RespServer::Impl : public ServerContext {
+ public:
+  class Session;
+
+  Impl(Store* store, RespServerOptions o)
+      : store_(store),
+        options_(std::move(o)),
+        dispatcher_(store, this),
+        acceptor_(io_),
+        started_at_ms_(WallMs()) {}
+
+  ~Impl() override { Stop(); }
+
+  bool Start(std::string* error) {
+    boost::system::error_code ec;
+    const auto addr = asio::ip::make_address(options_.bind_address, ec);
+    if (ec) {
+      *error = "invalid address '" + options_.bind_address + "': " + ec.message();
+      return false;
+    }
+    const tcp::endpoint ep(addr, options_.port);
+    acceptor_.open(ep.protocol(), ec);
+    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(ep, ec);
+    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      *error = "cannot listen on " + options_.bind_address + ":" +
+               std::to_string(options_.port) + ": " + ec.message();
+      return false;
+    }
+    bound_ = acceptor_.local_endpoint();
+    Accept();
+    size_t n = options_.io_threads != 0 ? options_.io_threads
+                                        : std::max(1u, std::thread::hardware_concurrency());
+    for (size_t i = 0; i < n; ++i) threads_.emplace_back([this] { io_.run(); });
+    return true;
+  }
+
+  void Stop() {
+    if (stopped_.exchange(true)) return;
+    asio::post(io_, [this] {
+      boost::system::error_code ec;
+      acceptor_.close(ec);
+      std::lock_guard<std::mutex> l(sessions_mu_);
+      for (Session* s : sessions_) s->Close();
+    });
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+  uint16_t port() const { return bound_.port(); }
+  std::string address() const { return EndpointText(bound_); }
+  void set_extra_info(std::function<std::string()> fn) { extra_info_ = std::move(fn); }
+
+  // ServerContext
+  const std::string& password() const override { return options_.password; }
+  uint64_t connected_clients() const override { return connected_.load(); }
+  uint64_t max_clients() const override { return options_.max_clients; }
+  uint64_t total_connections() const override { return total_connections_.load(); }
+  uint64_t rejected_connections() const override { return rejected_.load(); }
+  int tcp_port() const override { return bound_.port(); }
+  int64_t started_at_ms() const override { return started_at_ms_; }
+  std::vector<std::string> ClientList() const override;
+  std::string ExtraInfo() const override { return extra_info_ ? extra_info_() : ""; }
+
+  class Session : public std::enable_shared_from_this<Session> {
+   public:
+    Session(Impl* server, tcp::socket socket)
+        : server_(server),
+          socket_(std::move(socket)),
+          strand_(socket_.get_executor()),
+          idle_(socket_.get_executor()),
+          parser_(Limits(server->options_)) {
+      boost::system::error_code ec;
+      client_.id = server->next_client_id_.fetch_add(1) + 1;
+      const auto remote = socket_.remote_endpoint(ec);
+      if (!ec) client_.addr = EndpointText(remote);
+      const auto local = socket_.local_endpoint(ec);
+      if (!ec) client_.laddr = EndpointText(local);
+      client_.connected_at_ms = WallMs();
+      client_.authenticated = server->options_.password.empty();
+      parser_.set_authenticated(client_.authenticated);
+      socket_.set_option(tcp::no_delay(true), ec);
+      shown_ = client_;
+    }
+
+    void Start() {
+      {
+        std::lock_guard<std::mutex> l(server_->sessions_mu_);
+        server_->sessions_.insert(this);
+      }
+      ArmIdleTimer();
+      Read();
+    }
+
+    ~Session() {
+      std::lock_guard<std::mutex> l(server_->sessions_mu_);
+      server_->sessions_.erase(this);
+      server_->connected_.fetch_sub(1);
+    }
+
+    // From any thread: closes the socket on the session's strand.
+    void Close() {
+      asio::post(strand_, [self = shared_from_this()] { self->Shutdown(); });
+    }
+
+    // For CLIENT LIST from other connections: what this one last showed.
+    std::string ListLine() const {
+      std::lock_guard<std::mutex> l(info_mu_);
+      return ClientListLine(shown_);
+    }
+
+   private:
+    static ParserLimits Limits(const RespServerOptions& o) {
+      ParserLimits limits;
+      limits.max_bulk_len = o.max_bulk_len;
+      return limits;
+    }
+
+    // Copies what CLIENT LIST shows of this connection where other threads
+    // may read it.  (client_ itself is touched only on this strand.)
+    void Publish() {
+      std::lock_guard<std::mutex> l(info_mu_);
+      shown_.last_command = client_.last_command;
+      if (shown_.name != client_.name) shown_.name = client_.name;
+    }
+
+    void ArmIdleTimer() {
+      if (server_->options_.idle_timeout_seconds <= 0) return;
+      idle_.expires_after(std::chrono::seconds(server_->options_.idle_timeout_seconds));
+      idle_.async_wait(asio::bind_executor(
+          strand_, [self = shared_from_this()](const boost::system::error_code& ec) {
+            if (!ec) self->Shutdown();  // idle too long (a reset cancels with an error)
+          }));
+    }
+
+    void Read() {
+      socket_.async_read_some(
+          asio::buffer(chunk_),
+          asio::bind_executor(strand_, [self = shared_from_this()](
+                                           const boost::system::error_code& ec, size_t n) {
+            if (ec) return self->Shutdown();
+            self->in_.append(self->chunk_.data(), n);
+            self->ArmIdleTimer();
+            self->Process();
+          }));
+    }
+
+    // Runs every complete request in the input, then writes the replies.
+    void Process() {
+      size_t pos = 0;
+      bool close = false;
+      while (pos < in_.size() && !close) {
+        size_t consumed = 0;
+        std::string error;
+        const auto r = parser_.Next(in_.data() + pos, in_.size() - pos, &consumed, &argv_, &error);
+        pos += consumed;
+        if (r == RequestParser::Result::kNeedMore) break;
+        if (r == RequestParser::Result::kEmpty) continue;
+        if (r == RequestParser::Result::kError) {
+          // As Redis: the error, then the connection is closed.
+          out_.append("-").append(error).append("\r\n");
+          close = true;
+          break;
+        }
+        server_->dispatcher_.Execute(&client_, argv_, &out_);
+        Publish();
+        parser_.set_authenticated(client_.authenticated);
+        if (client_.close_after_reply) close = true;
+        if (out_.size() > server_->options_.max_output_buffer) return Shutdown();
+      }
+      in_.erase(0, pos);
+      if (in_.size() > server_->options_.max_query_buffer) return Shutdown();
+      if (out_.empty()) {
+        if (close) return Shutdown();
+        return Read();
+      }
+      Write(close);
+    }
+
+    void Write(bool close_after) {
+      writing_.swap(out_);
+      asio::async_write(
+          socket_, asio::buffer(writing_),
+          asio::bind_executor(strand_, [self = shared_from_this(), close_after](
+                                           const boost::system::error_code& ec, size_t) {
+            self->writing_.clear();
+            if (ec || close_after) return self->Shutdown();
+            // Requests that arrived with the last read may still be waiting.
+            if (!self->in_.empty()) return self->Process();
+            self->Read();
+          }));
+    }
+
+    void Shutdown() {
+      boost::system::error_code ec;
+      idle_.cancel();
+      socket_.shutdown(tcp::socket::shutdown_both, ec);
+      socket_.close(ec);
+    }
+
+    Impl* const server_;
+    tcp::socket socket_;
+    asio::strand<asio::any_io_executor> strand_;
+    asio::steady_timer idle_;
+    RequestParser parser_;
+    std::array<char, kReadChunk> chunk_{};
+    std::string in_;       // received, not yet parsed
+    std::string out_;      // replies not yet handed to the socket
+    std::string writing_;  // replies being written
+    std::vector<std::string> argv_;
+    ClientState client_;
+    mutable std::mutex info_mu_;
+    ClientState shown_;  // guarded by info_mu_
+  };
+
+ private:
+  void Accept() {
+    acceptor_.async_accept(asio::make_strand(io_), [this](const boost::system::error_code& ec,
+                                                          tcp::socket socket) {
+      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+      if (!ec) {
+        total_connections_.fetch_add(1);
+        if (connected_.load() >= options_.max_clients) {
+          rejected_.fetch_add(1);
+          static const std::string kFull = "-ERR max number of clients reached\r\n";
+          boost::system::error_code ignored;
+          asio::write(socket, asio::buffer(kFull), ignored);
+          socket.close(ignored);
+        } else {
+          connected_.fetch_add(1);
+          std::make_shared<Session>(this, std::move(socket))->Start();
+        }
+      }
+      Accept();
+    });
+  }
+
+  Store* const store_;
+  const RespServerOptions options_;
+  Dispatcher dispatcher_;
+  asio::io_context io_;
+  tcp::acceptor acceptor_;
+  tcp::endpoint bound_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stopped_{false};
+  const int64_t started_at_ms_;
+  std::function<std::string()> extra_info_;
+
+  std::atomic<uint64_t> next_client_id_{0};
+  std::atomic<uint64_t> connected_{0};
+  std::atomic<uint64_t> total_connections_{0};
+  std::atomic<uint64_t> rejected_{0};
+  mutable std::mutex sessions_mu_;
+  std::unordered_set<Session*> sessions_;
+};
+
+std::vector<std::string> RespServer::Impl::ClientList() const {
+  std::vector<std::shared_ptr<Session>> live;
+  {
+    std::lock_guard<std::mutex> l(sessions_mu_);
+    for (Session* s : sessions_) {
+      if (auto p = s->weak_from_this().lock()) live.push_back(std::move(p));
+    }
+  }
+  std::vector<std::string> lines;
+  for (const auto& s : live) lines.push_back(s->ListLine());
+  return lines;
+}
+
+RespServer::RespServer(Store* store, RespServerOptions options)
+    : impl_(std::make_unique<Impl>(store, std::move(options))) {}
+RespServer::~RespServer() = default;
+bool RespServer::Start(std::string* error) { return impl_->Start(error); }
+void RespServer::Stop() { impl_->Stop(); }
+uint16_t RespServer::port() const { return impl_->port(); }
+std::string RespServer::address() const { return impl_->address(); }
+void RespServer::set_extra_info(std::function<std::string()> fn) {
+  impl_->set_extra_info(std::move(fn));
+}
+
+}  // namespace resp
+}  // namespace ephpm

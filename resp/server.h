@@ -1,0 +1,69 @@
+// The RESP2 server: Boost.Asio, several I/O threads, one Store.
+//
+// Each connection reads, parses every complete request in what arrived
+// (pipelining, inline commands), runs them through the Dispatcher and writes
+// the replies in one go.  The server holds no lock of its own around Store
+// calls.  Safe by default: loopback, a password if given, Redis's frame
+// limits (smaller before AUTH), caps on a client's unread input and unsent
+// output, a client limit and an optional idle timeout.
+
+#ifndef EPHPM_RESP_SERVER_H_
+#define EPHPM_RESP_SERVER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "ephpm/store.h"
+
+namespace ephpm {
+namespace resp {
+
+struct RespServerOptions {
+  std::string bind_address = "127.0.0.1";
+  uint16_t port = 0;  // 0: any free port (see RespServer::port())
+  std::string password;  // "" = no AUTH needed
+  size_t max_clients = 10000;
+  int64_t idle_timeout_seconds = 0;  // 0 = never, as Redis's `timeout 0`
+  size_t max_bulk_len = 512ull << 20;  // proto-max-bulk-len
+  // A client whose buffered, unparsed input passes this is disconnected
+  // (Redis's client-query-buffer-limit).
+  size_t max_query_buffer = 1ull << 30;
+  // A client whose replies waiting to be sent pass this is disconnected.
+  size_t max_output_buffer = 256ull << 20;
+  size_t io_threads = 0;  // 0 = one per core
+};
+
+class RespServer {
+ public:
+  RespServer(Store* store, RespServerOptions options);
+  ~RespServer();  // Stop()s
+
+  RespServer(const RespServer&) = delete;
+  RespServer& operator=(const RespServer&) = delete;
+
+  // Binds and starts serving.  False with *error when the address cannot be
+  // bound.
+  bool Start(std::string* error);
+  // Closes the listener and every connection and joins the I/O threads.
+  // Idempotent.
+  void Stop();
+
+  // The bound port and "ip:port", valid after Start().
+  uint16_t port() const;
+  std::string address() const;
+
+  // Extra INFO text (e.g. the cluster's section), set before Start().
+  void set_extra_info(std::function<std::string()> fn);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace resp
+}  // namespace ephpm
+
+#endif  // EPHPM_RESP_SERVER_H_
