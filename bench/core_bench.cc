@@ -21,6 +21,12 @@
 // Correctness is checked (a get that misses, a set_nx that fails, ... marks
 // the run as an error) but timing is never judged here; see
 // docs/BENCHMARKS.md for the figures.
+//
+// Diagnostic flag: --absl_deadlock_detection=off turns off absl::Mutex's
+// deadlock detection for the whole process before anything runs.  Debian's
+// abseil is built without NDEBUG, so that detection is active by default and
+// costs every shard lock acquisition; the flag measures what it costs.  The
+// figures of record are taken without it.
 
 #include <benchmark/benchmark.h>
 
@@ -28,6 +34,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,6 +42,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "ephpm/options.h"
 #include "ephpm/status.h"
 #include "ephpm/store.h"
@@ -287,6 +295,18 @@ void BM_Mix90(benchmark::State& state) {
   if (failed != 0) state.SkipWithError("get missed or set failed");
 }
 
+// Removes `flag` from argv when present (before Google Benchmark sees argv,
+// as it rejects flags it does not know) and returns whether it was there.
+bool TakeFlag(int* argc, char** argv, const char* flag) {
+  for (int i = 1; i < *argc; ++i) {
+    if (std::strcmp(argv[i], flag) != 0) continue;
+    for (int j = i; j < *argc; ++j) argv[j] = argv[j + 1];  // argv[argc] is null
+    --*argc;
+    return true;
+  }
+  return false;
+}
+
 // Registers `fn` as `name` at 1 and 2 threads, timed on the wall clock (see
 // the note at the top).
 void Register(const std::string& name, void (*fn)(benchmark::State&)) {
@@ -296,8 +316,14 @@ void Register(const std::string& name, void (*fn)(benchmark::State&)) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const bool no_deadlock_detection = TakeFlag(&argc, argv, "--absl_deadlock_detection=off");
+  if (no_deadlock_detection) {
+    absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("absl_deadlock_detection",
+                              no_deadlock_detection ? "off" : "library default");
 
   // Registered interleaved, ephpm then baseline for each operation, so that
   // the two figures to compare sit next to each other in the report.
