@@ -1,40 +1,79 @@
-// The ephpm program.  For now it serves the store over RESP:
+// The ephpm program: one process serving a PHP application over HTTP, with
+// the store inside it (reached from PHP through ephpm_kv_* and the "ephpm"
+// session handler) and, optionally, over RESP.
 //
-//   ephpm --resp 127.0.0.1:6380 [--resp-password SECRET] [-d ephpm.memory_limit=64M]
-//
-// (the HTTP host with PHP workers joins it in later work).
+//   ephpm --docroot examples/                    HTTP on 127.0.0.1:8131
+//   ephpm --docroot app/ --resp 127.0.0.1:6380   ... and RESP
+//   ephpm --resp 127.0.0.1:6380                  RESP only
 
 #include <signal.h>
+#include <time.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "ephpm/kv_ops_store.h"
 #include "ephpm/number_text.h"
 #include "ephpm/settings.h"
 #include "ephpm/store.h"
 #include "resp/server.h"
 
+#ifdef EPHPM_WITH_PHP
+#include "http_server.h"
+#include "php_host.h"
+#endif
+
 namespace {
 
 const char kUsage[] =
-    "usage: ephpm --resp ADDR [options]\n"
+    "usage: ephpm [--docroot DIR] [--listen ADDR] [--resp ADDR] [options]\n"
     "\n"
-    "Serves an in-process key-value store over RESP2 (redis-cli, phpredis, ...).\n"
+    "Serves a PHP application over HTTP with an in-process key-value store\n"
+    "(ephpm_kv_* functions, session.save_handler=ephpm), optionally over RESP too.\n"
     "\n"
-    "  --resp ADDR              listen for RESP clients on ADDR (host:port; port 0 picks a\n"
-    "                           free port; the bound address is printed)\n"
-    "  --resp-password PASS     require AUTH PASS (default: no password)\n"
-    "  --resp-max-clients N     refuse connections beyond N (default 10000)\n"
-    "  --resp-timeout SECONDS   close clients idle this long (default 0: never)\n"
+    "  --docroot DIR            serve the PHP application in DIR over HTTP\n"
+    "  --listen ADDR            HTTP address (default 127.0.0.1:8131; port 0 picks a free\n"
+    "                           port; the bound address is printed)\n"
+    "  --resp ADDR              also serve the store over RESP2 on ADDR (loopback advised)\n"
+    "  --resp-password PASS     require AUTH PASS from RESP clients\n"
+    "  --resp-max-clients N     refuse RESP connections beyond N (default 10000)\n"
+    "  --resp-timeout SECONDS   close RESP clients idle this long (default 0: never)\n"
+    "  -d NAME=VALUE            a PHP INI setting (repeatable); ephpm.* settings build the\n"
+    "                           store: memory_limit, eviction_policy, compression,\n"
+    "                           compression_threshold, compression_level, max_value_size,\n"
+    "                           shards\n"
+    "  -c FILE                  load this php.ini (default: none, not even the system's)\n"
     "  --memory-limit SIZE      shorthand for -d ephpm.memory_limit=SIZE\n"
-    "  -d ephpm.NAME=VALUE      a store setting, as in php.ini: memory_limit,\n"
-    "                           eviction_policy, compression, compression_threshold,\n"
-    "                           compression_level, max_value_size, shards\n"
-    "  -h, --help               this text\n";
+    "  --max-body-size SIZE     largest request body (default 64M; larger: 413)\n"
+    "  --max-header-size SIZE   largest request head (default 16K; larger: 431)\n"
+    "  --request-timeout SECS   time to receive a request (default 60; then 408)\n"
+    "  --log-level LEVEL        error, warn, info (default; one access line per request)\n"
+    "                           or debug\n"
+    "  -h, --help               this text\n"
+    "\n"
+    "SIGINT and SIGTERM let requests in flight finish, then exit 0.\n";
+
+enum class Level { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
+Level g_level = Level::kInfo;
+std::mutex g_log_mu;
+
+void Log(Level level, std::string_view msg) {
+  if (level > g_level) return;
+  static const char* const names[] = {"error", "warn", "info", "debug"};
+  char when[32];
+  const time_t now = time(nullptr);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  std::lock_guard<std::mutex> l(g_log_mu);
+  std::fprintf(stderr, "%s %s %.*s\n", when, names[static_cast<int>(level)],
+               static_cast<int>(msg.size()), msg.data());
+}
 
 bool SplitHostPort(const std::string& s, std::string* host, uint16_t* port) {
   const size_t colon = s.rfind(':');
@@ -60,62 +99,96 @@ int main(int argc, char** argv) {
   ephpm::StoreOptions store_options;
   ephpm::resp::RespServerOptions resp;
   bool want_resp = false;
+  std::string docroot, listen = "127.0.0.1:8131", ini_file;
+  // The host's defaults; -d settings come after them and win.
+  std::vector<std::pair<std::string, std::string>> ini = {{"session.save_handler", "ephpm"}};
+  uint64_t max_body = 64ull << 20, max_header = 16 << 10;
+  int64_t request_timeout = 60;
 
   std::vector<std::string> args(argv + 1, argv + argc);
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    auto value = [&](std::string* out) {
+    std::string v;
+    auto value = [&]() {
       if (i + 1 >= args.size()) return false;
-      *out = args[++i];
+      v = args[++i];
       return true;
     };
-    std::string v;
     if (a == "-h" || a == "--help") {
       std::fputs(kUsage, stdout);
       return 0;
+    } else if (a == "--docroot") {
+      if (!value()) return Fail("--docroot needs a directory");
+      docroot = v;
+    } else if (a == "--listen") {
+      if (!value()) return Fail("--listen needs host:port");
+      listen = v;
     } else if (a == "--resp") {
-      if (!value(&v) || !SplitHostPort(v, &resp.bind_address, &resp.port)) {
+      if (!value() || !SplitHostPort(v, &resp.bind_address, &resp.port)) {
         return Fail("--resp needs host:port, e.g. 127.0.0.1:6380");
       }
       want_resp = true;
     } else if (a == "--resp-password") {
-      if (!value(&resp.password)) return Fail("--resp-password needs a value");
-    } else if (a == "--resp-max-clients" || a == "--resp-timeout") {
+      if (!value()) return Fail("--resp-password needs a value");
+      resp.password = v;
+    } else if (a == "--resp-max-clients" || a == "--resp-timeout" || a == "--request-timeout") {
       int64_t n = 0;
-      if (!value(&v) || !ephpm::ParseInt64(v, &n) || n < 0) {
+      if (!value() || !ephpm::ParseInt64(v, &n) || n < 0) {
         return Fail(a + " needs a non-negative integer");
       }
-      if (a == "--resp-max-clients") {
-        resp.max_clients = static_cast<size_t>(n);
-      } else {
-        resp.idle_timeout_seconds = n;
+      if (a == "--resp-max-clients") resp.max_clients = static_cast<size_t>(n);
+      if (a == "--resp-timeout") resp.idle_timeout_seconds = n;
+      if (a == "--request-timeout") request_timeout = n;
+    } else if (a == "--max-body-size" || a == "--max-header-size") {
+      uint64_t n = 0;
+      if (!value() || !ephpm::ParseByteSize(v, &n) || n == 0) {
+        return Fail(a + " needs a size such as 16K or 64M");
       }
-    } else if (a == "--memory-limit" || a == "-d") {
-      if (!value(&v)) return Fail(a + " needs a value");
-      std::string name = "memory_limit", setting = v;
+      (a == "--max-body-size" ? max_body : max_header) = n;
+    } else if (a == "-d" || a == "--memory-limit") {
+      if (!value()) return Fail(a + " needs a value");
+      std::string name = "ephpm.memory_limit", setting = v;
       if (a == "-d") {
         const size_t eq = v.find('=');
-        if (eq == std::string::npos || v.compare(0, 6, "ephpm.") != 0) {
-          return Fail("-d needs ephpm.NAME=VALUE, got '" + v + "'");
-        }
-        name = v.substr(6, eq - 6);
+        if (eq == std::string::npos || eq == 0) return Fail("-d needs NAME=VALUE, got '" + v + "'");
+        name = v.substr(0, eq);
         setting = v.substr(eq + 1);
       }
-      const std::string err = ephpm::ApplySetting(name, setting, &store_options);
-      if (!err.empty()) return Fail("ephpm." + name + " " + err);
+      if (name.compare(0, 6, "ephpm.") == 0) {
+        // A store setting: applied here, where the store is built, and passed
+        // on to PHP so that ini_get() and phpinfo() show it.
+        const std::string short_name = name.substr(6);
+        const bool is_store_setting =
+            short_name.compare(0, 8, "session_") != 0;
+        if (is_store_setting) {
+          const std::string err = ephpm::ApplySetting(short_name, setting, &store_options);
+          if (!err.empty()) return Fail(name + " " + err);
+        }
+      }
+      ini.emplace_back(name, setting);
+    } else if (a == "-c") {
+      if (!value()) return Fail("-c needs a php.ini path");
+      ini_file = v;
+    } else if (a == "--log-level") {
+      if (!value()) return Fail("--log-level needs a level");
+      if (v == "error") g_level = Level::kError;
+      else if (v == "warn") g_level = Level::kWarn;
+      else if (v == "info") g_level = Level::kInfo;
+      else if (v == "debug") g_level = Level::kDebug;
+      else return Fail("--log-level must be error, warn, info or debug");
     } else {
       std::fputs(kUsage, stderr);
       return Fail("unknown argument '" + a + "'");
     }
   }
-  if (!want_resp) {
+  if (docroot.empty() && !want_resp) {
     std::fputs(kUsage, stderr);
-    return Fail("nothing to serve: give --resp ADDR");
+    return Fail("nothing to serve: give --docroot DIR and/or --resp ADDR");
   }
   resp.max_bulk_len = store_options.max_value_size;
 
-  // Signals are taken synchronously by this thread; the server's threads
-  // inherit the mask.
+  // Signals are taken synchronously by this thread; every thread started
+  // below inherits the mask.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -126,13 +199,51 @@ int main(int argc, char** argv) {
   std::string error;
   auto store = ephpm::Store::Create(store_options, &error);
   if (!store) return Fail(error);
-  ephpm::resp::RespServer server(store.get(), resp);
-  if (!server.Start(&error)) return Fail(error);
-  std::printf("resp listening on %s\n", server.address().c_str());
+  const ephpm_kv_ops ops = ephpm::MakeKvOps(store.get());
+
+#ifdef EPHPM_WITH_PHP
+  std::unique_ptr<ephpm::PhpHost> php;
+  std::unique_ptr<ephpm::HttpServer> http;
+  if (!docroot.empty()) {
+    ephpm::PhpHostOptions po;
+    po.ini = ini;
+    po.ini_file = ini_file;
+    po.log = [](std::string_view m) { Log(Level::kError, m); };
+    php = ephpm::PhpHost::Start(po, &ops, &error);
+    if (!php) return Fail(error);
+    ephpm::HttpServerOptions ho;
+    if (!SplitHostPort(listen, &ho.bind_address, &ho.port)) {
+      return Fail("--listen needs host:port, e.g. 127.0.0.1:8131");
+    }
+    ho.document_root = docroot;
+    ho.max_body_bytes = max_body;
+    ho.max_header_bytes = max_header;
+    ho.request_timeout_seconds = request_timeout;
+    ho.access_log = [](std::string_view line) { Log(Level::kInfo, line); };
+    ho.error_log = [](std::string_view line) { Log(Level::kError, line); };
+    http = std::make_unique<ephpm::HttpServer>(php.get(), ho);
+    if (!http->Start(&error)) return Fail(error);
+    std::printf("http listening on %s\n", http->address().c_str());
+  }
+#else
+  if (!docroot.empty()) return Fail("this build has no PHP (configure with EPHPM_BUILD_PHP=ON)");
+#endif
+
+  std::unique_ptr<ephpm::resp::RespServer> resp_server;
+  if (want_resp) {
+    resp_server = std::make_unique<ephpm::resp::RespServer>(store.get(), resp);
+    if (!resp_server->Start(&error)) return Fail(error);
+    std::printf("resp listening on %s\n", resp_server->address().c_str());
+  }
   std::fflush(stdout);
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
-  server.Stop();
+  Log(Level::kInfo, sig == SIGINT ? "SIGINT: finishing requests in flight" : "SIGTERM: finishing requests in flight");
+#ifdef EPHPM_WITH_PHP
+  if (http) http->Stop();
+  php.reset();  // the queue is empty once the HTTP side drained
+#endif
+  if (resp_server) resp_server->Stop();
   return 0;
 }
