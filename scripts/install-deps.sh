@@ -10,8 +10,8 @@ packages=(
   libabsl-dev libzstd-dev libxxhash-dev libboost-dev
   # PHP: headers, php-config, CLI, embed SAPI; php-parser for gen_stub.php
   php8.2-dev php8.2-cli libphp8.2-embed php-parser
-  # tests and benchmarks
-  catch2 libbenchmark-dev
+  # tests and benchmarks: real Redis clients and servers to compare with
+  catch2 libbenchmark-dev redis-server redis-tools php8.2-redis curl
 )
 
 sudo=""
