@@ -217,6 +217,14 @@ int OpSetIfEq(void* ctx, const char* guard, size_t guard_len, const char* token,
   return EPHPM_KV_INVALID_ARGUMENT;
 }
 
+int OpGetInto(void* ctx, const char* key, size_t key_len, char* buf, size_t buf_len,
+              size_t* value_len) {
+  uint64_t n = 0;
+  const Status st = S(ctx)->GetIntoBuffer(V(key, key_len), buf, buf_len, &n);
+  if (st == Status::kOk) *value_len = static_cast<size_t>(n);
+  return C(st);
+}
+
 int OpInfo(void* ctx, ephpm_kv_info* info) {
   const StoreStats st = S(ctx)->Stats();
   ephpm_kv_info full{};
@@ -260,6 +268,7 @@ ephpm_kv_ops MakeKvOps(Store* store) {
   ops.mget = OpMget;
   ops.info = OpInfo;
   ops.set_if_eq = OpSetIfEq;
+  ops.get_into = OpGetInto;
   return ops;
 }
 

@@ -285,18 +285,41 @@ PHP_FUNCTION(ephpm_kv_get) {
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (ops == NULL) RETURN_THROWS();
 
-  char *value = NULL;
-  size_t len = 0;
-  const int st = ops->get(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &value, &len);
-  if (st == EPHPM_KV_NOT_FOUND) RETURN_NULL();
-  if (st != EPHPM_KV_OK) {
-    report(ops, st, 0);
-    if (EG(exception)) RETURN_THROWS();
-    RETURN_NULL();
+  int st;
+  if (EPHPM_KV_OPS_HAS(ops, get_into)) {
+    /* Small values land in a stack buffer; a larger one is measured, then
+     * read straight into a string of its size (asking again if it changed
+     * meanwhile).  No malloc, and PHP allocates only between store calls. */
+    char small[512];
+    size_t len = 0;
+    st = ops->get_into(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), small, sizeof small, &len);
+    if (st == EPHPM_KV_OK && len <= sizeof small) RETURN_STRINGL(small, len);
+    while (st == EPHPM_KV_OK) {
+      zend_string *out = zend_string_alloc(len, 0);
+      size_t got = 0;
+      st = ops->get_into(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), ZSTR_VAL(out), len, &got);
+      if (st == EPHPM_KV_OK && got <= len) {
+        ZSTR_LEN(out) = got;
+        ZSTR_VAL(out)[got] = '\0';
+        RETURN_NEW_STR(out);
+      }
+      zend_string_efree(out);
+      len = got;
+    }
+  } else {
+    char *value = NULL;
+    size_t len = 0;
+    st = ops->get(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &value, &len);
+    if (st == EPHPM_KV_OK) {
+      zend_string *out = zend_string_init(value, len, 0);
+      free(value);
+      RETURN_NEW_STR(out);
+    }
   }
-  zend_string *out = zend_string_init(value, len, 0);
-  free(value);
-  RETURN_NEW_STR(out);
+  if (st == EPHPM_KV_NOT_FOUND) RETURN_NULL();
+  report(ops, st, 0);
+  if (EG(exception)) RETURN_THROWS();
+  RETURN_NULL();
 }
 
 /* ephpm_kv_set and ephpm_kv_setnx share their parsing and reporting. */

@@ -60,6 +60,11 @@ static int v_get(void *ctx, const char *k, size_t kl, char **v, size_t *vl) {
   return real_ops.get(ctx, k, kl, v, vl);
 }
 
+static int v_get_into(void *ctx, const char *k, size_t kl, char *buf, size_t cap, size_t *vl) {
+  if (mode == WRONG_TYPE || mode == GET_FAILS) return EPHPM_KV_WRONG_TYPE;
+  return real_ops.get_into(ctx, k, kl, buf, cap, vl);
+}
+
 static int v_incr_by(void *ctx, const char *k, size_t kl, int64_t d, int64_t *r) {
   if (mode == WRONG_TYPE) return EPHPM_KV_WRONG_TYPE;
   return real_ops.incr_by(ctx, k, kl, d, r);
@@ -93,6 +98,7 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
   variant_ops.set_if_eq = v_set_if_eq;
   variant_ops.del = v_del;
   variant_ops.get = v_get;
+  variant_ops.get_into = v_get_into;
   variant_ops.incr_by = v_incr_by;
   calls_set_nx = calls_del_if_eq = calls_set_if_eq = calls_del = 0;
   mode = FORWARD;

@@ -31,7 +31,7 @@ int main(void) {
   char *value = NULL;
   size_t value_len = 0;
   int flag = -1, changed = -1, found = -1;
-  int64_t n = -1;
+  int64_t n = -1, n64 = 0;
   uint64_t version = 0, count = 0;
   static const char bin_key[] = {'b', 0, 'k'};
   static const char bin_val[] = {0, 'v', 0};
@@ -179,6 +179,21 @@ int main(void) {
   EXPECT(ops->set_if_eq(ctx, "g", 1, "tok", 3, "d", 1, "x", 1, -1, &flag) ==
          EPHPM_KV_INVALID_ARGUMENT);
   EXPECT(ops->del(ctx, "g", 1, &n) == EPHPM_KV_OK && ops->del(ctx, "d", 1, &n) == EPHPM_KV_OK);
+
+  /* get_into: the caller's buffer, or the length to size one */
+  {
+    char buf[4];
+    size_t n = 0;
+    EXPECT(ops->set(ctx, "gi", 2, "abc", 3, 0) == EPHPM_KV_OK);
+    EXPECT(ops->get_into(ctx, "gi", 2, buf, sizeof buf, &n) == EPHPM_KV_OK && n == 3);
+    EXPECT(bytes_eq(buf, n, "abc", 3));
+    EXPECT(ops->set(ctx, "gi", 2, "abcdefgh", 8, 0) == EPHPM_KV_OK);
+    memset(buf, 'x', sizeof buf);
+    EXPECT(ops->get_into(ctx, "gi", 2, buf, sizeof buf, &n) == EPHPM_KV_OK && n == 8);
+    EXPECT(bytes_eq(buf, 4, "xxxx", 4)); /* too small: untouched */
+    EXPECT(ops->get_into(ctx, "nope", 4, buf, sizeof buf, &n) == EPHPM_KV_NOT_FOUND);
+    EXPECT(ops->del(ctx, "gi", 2, &n64) == EPHPM_KV_OK);
+  }
 
   /* flush_all */
   EXPECT(ops->flush_all(ctx) == EPHPM_KV_OK);

@@ -1,6 +1,7 @@
 // Single-threaded contracts of ephpm::Store, on a manual clock.
 
 #include <algorithm>
+#include <cstring>
 #include <catch2/catch.hpp>
 #include <string>
 #include <thread>
@@ -779,4 +780,34 @@ TEST_CASE("set_if_eq refused for memory changes nothing", "[store][fence][oom]")
   CHECK(s->SetIfEq("lock", "tok", "data", std::string(1000, 'x')) == SetIfEqOutcome::kOutOfMemory);
   CHECK(GetOr(*s, "data") == "old");
   CHECK(s->Stats().memory_used == used);
+}
+
+TEST_CASE("GetIntoBuffer copies what fits and measures what does not", "[store]") {
+  ManualClock clock;
+  auto o = NoSweeper();
+  o.compression = ephpm::Compression::kZstd;
+  o.compression_threshold = 16;
+  auto s = MakeStore(o, &clock);
+  char buf[8];
+  uint64_t n = 0;
+  CHECK(s->GetIntoBuffer("k", buf, sizeof buf, &n) == Status::kNotFound);
+  REQUIRE(s->Set("k", "abc") == Status::kOk);
+  CHECK(s->GetIntoBuffer("k", buf, sizeof buf, &n) == Status::kOk);
+  CHECK(std::string(buf, n) == "abc");
+  const std::string big(64, 'z');  // stored compressed
+  REQUIRE(s->Set("big", big) == Status::kOk);
+  std::memset(buf, '-', sizeof buf);
+  CHECK(s->GetIntoBuffer("big", buf, sizeof buf, &n) == Status::kOk);
+  CHECK(n == 64);
+  CHECK(std::string(buf, sizeof buf) == "--------");  // too small: untouched
+  std::string room(64, '\0');
+  CHECK(s->GetIntoBuffer("big", room.data(), room.size(), &n) == Status::kOk);
+  CHECK(room == big);
+  CHECK(s->Stats().hits == 2);  // the measuring read is not a hit
+  int64_t added = 0;
+  REQUIRE(s->HSet("h", {{"f", "v"}}, false, &added) == Status::kOk);
+  CHECK(s->GetIntoBuffer("h", buf, sizeof buf, &n) == Status::kWrongType);
+  REQUIRE(s->Set("ttl", "x", 5) == Status::kOk);
+  clock.Advance(5);
+  CHECK(s->GetIntoBuffer("ttl", buf, sizeof buf, &n) == Status::kNotFound);
 }

@@ -171,6 +171,12 @@ typedef struct ephpm_kv_ops {
   int (*set_if_eq)(void *ctx, const char *guard, size_t guard_len, const char *token,
                    size_t token_len, const char *key, size_t key_len, const char *value,
                    size_t value_len, int64_t ttl_ms, int *written);
+
+  /* get into the caller's buffer, for small values without a malloc: OK with
+   * *value_len = the value's length; the bytes are in buf only when
+   * *value_len <= buf_len (else call get).  NOT_FOUND / WRONG_TYPE as get. */
+  int (*get_into)(void *ctx, const char *key, size_t key_len, char *buf, size_t buf_len,
+                  size_t *value_len);
 } ephpm_kv_ops;
 
 /* True when `ops` (of the provider's `size`) has a non-NULL `slot`. */

@@ -121,6 +121,12 @@ class Store {
   Status GetInto(std::string_view key,
                  absl::FunctionRef<char*(size_t)> alloc) const;
 
+  // As Get, into buf: kOk and *length = the value's length; the bytes are
+  // copied only when *length <= capacity (a caller with a larger value can
+  // size its buffer and ask again).  Nothing is allocated for an
+  // uncompressed value.
+  Status GetIntoBuffer(std::string_view key, char* buf, size_t capacity, uint64_t* length) const;
+
   // Stores value under key, replacing any entry of any type.  ttl_ms > 0 sets
   // an expiry, 0 none; a negative ttl_ms is kInvalidArgument.
   Status Set(std::string_view key, std::string_view value, int64_t ttl_ms = 0);
