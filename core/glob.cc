@@ -19,10 +19,13 @@ bool MatchClass(std::string_view p, size_t i, unsigned char c, size_t* next) {
       if (static_cast<unsigned char>(p[i + 1]) == c) matched = true;
       i += 2;
     } else if (i + 2 < p.size() && p[i + 1] == '-') {
-      unsigned char lo = static_cast<unsigned char>(p[i]);
-      unsigned char hi = static_cast<unsigned char>(p[i + 2]);
+      // Redis compares range bounds as (signed) chars: bytes >= 0x80 sort
+      // below ASCII, so [a-\xff] is [\xff-a], which holds '[' but not 'b'.
+      signed char lo = static_cast<signed char>(p[i]);
+      signed char hi = static_cast<signed char>(p[i + 2]);
       if (lo > hi) std::swap(lo, hi);
-      if (c >= lo && c <= hi) matched = true;
+      const signed char sc = static_cast<signed char>(c);
+      if (sc >= lo && sc <= hi) matched = true;
       i += 3;
     } else {
       if (static_cast<unsigned char>(p[i]) == c) matched = true;

@@ -47,8 +47,9 @@ bool ParseInt64(std::string_view s, int64_t* out) {
   return true;
 }
 
-// Redis's string2ld: strtold over the whole text (which stops at a NUL, as
-// Redis's does), no leading space, no NaN, no overflow.
+// Redis's string2ld: strtold over the whole text, no leading space, no NaN,
+// no overflow.  strtold stops at a NUL: a text with a NUL inside ("1\0") is
+// not a number (Redis 7.0 checks that the parse used every byte).
 bool ParseLongDouble(std::string_view s, long double* out) {
   if (s.empty() || s.size() >= kMaxLongDoubleChars) return false;
   char buf[kMaxLongDoubleChars];
@@ -58,7 +59,7 @@ bool ParseLongDouble(std::string_view s, long double* out) {
   errno = 0;
   char* end = nullptr;
   const long double v = strtold_l(buf, &end, CLocale());
-  if (end[0] != '\0') return false;
+  if (end != buf + s.size()) return false;
   if (errno == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || std::fpclassify(v) == FP_ZERO)) {
     return false;
   }

@@ -80,22 +80,26 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-bool IEq(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // printf("%.*s") semantics: a C string stops at its first NUL.
 std::string_view CStr(std::string_view s, size_t max) {
   const size_t nul = s.find('\0');
   if (nul != std::string_view::npos) s = s.substr(0, nul);
   return s.substr(0, std::min(max, s.size()));
+}
+
+// Whether the request argument `arg` is the keyword `name`, ignoring case.
+// Redis compares option keywords with strcasecmp, which ends at a NUL: an
+// argument "NX\0junk" is the option NX.
+bool IEq(std::string_view arg, std::string_view name) {
+  arg = CStr(arg, arg.size());
+  if (arg.size() != name.size()) return false;
+  for (size_t i = 0; i < arg.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(arg[i])) !=
+        std::tolower(static_cast<unsigned char>(name[i]))) {
+      return false;
+    }
+  }
+  return true;
 }
 
 void ArityError(Ctx& c) {
@@ -127,20 +131,18 @@ bool Failed(Ctx& c, Status st) {
 
 bool ParseLL(std::string_view s, int64_t* out) { return ParseInt64(s, out); }
 
-// Redis's string2ull: a non-negative int64 text, or whatever strtoull
-// accepts whole.
-bool ParseULL(const std::string& s, uint64_t* out) {
-  int64_t ll = 0;
-  if (ParseInt64(s, &ll)) {
-    if (ll < 0) return false;
-    *out = static_cast<uint64_t>(ll);
-    return true;
-  }
-  if (s.empty() || s.find('\0') != std::string::npos) return false;
+// A SCAN/HSCAN cursor as Redis 7.0's parseScanCursorOrReply reads it:
+// strtoul over the argument as a C string (so it ends at a NUL), no leading
+// space, nothing after the digits, no overflow.  strtoul takes a sign: "-1"
+// is the cursor 2^64-1 and "" is 0.
+bool ParseCursor(const std::string& s, uint64_t* out) {
+  if (!s.empty() && std::isspace(static_cast<unsigned char>(s[0]))) return false;
   errno = 0;
   char* end = nullptr;
-  *out = std::strtoull(s.c_str(), &end, 10);
-  return errno == 0 && *end == '\0';
+  const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE) return false;
+  *out = v;
+  return true;
 }
 
 std::string ExpireTimeError(Ctx& c) {
@@ -164,8 +166,10 @@ void CmdQuit(Ctx& c) {
 
 void CmdSelect(Ctx& c) {
   int64_t db = 0;
-  if (!ParseLL(c.argv[1], &db) || db < INT32_MIN || db > INT32_MAX) {
-    return c.w.Error(kNotInteger);
+  if (!ParseLL(c.argv[1], &db)) return c.w.Error(kNotInteger);
+  // Redis's getIntFromObjectOrReply: an int64 outside int has its own text.
+  if (db < INT32_MIN || db > INT32_MAX) {
+    return c.w.Error("ERR value is out of range, value must between -2147483648 and 2147483647");
   }
   if (db != 0) return c.w.Error("ERR DB index is out of range");
   Ok(c);
@@ -222,35 +226,34 @@ void CmdHello(Ctx& c) {
     if (!ParseLL(c.argv[1], &ver)) {
       return c.w.Error("ERR Protocol version is not an integer or out of range");
     }
-    // Only RESP2 is spoken here.
-    if (ver != 2) return c.w.Error("NOPROTO unsupported protocol version");
+    if (ver < 2 || ver > 3) return c.w.Error("NOPROTO unsupported protocol version");
   }
-  std::optional<std::string_view> user, pass, name;
+  // Redis 7.0 acts on each option as it reads it, left to right: AUTH
+  // authenticates and SETNAME names the connection at once, so that a later
+  // bad option (or a later wrong password) still leaves them done.
   for (size_t j = 2; j < c.argv.size(); ++j) {
     const size_t more = c.argv.size() - 1 - j;
     if (IEq(c.argv[j], "AUTH") && more >= 2) {
-      user = c.argv[j + 1];
-      pass = c.argv[j + 2];
+      if (!Authenticate(c, c.argv[j + 1], c.argv[j + 2])) return;
       j += 2;
     } else if (IEq(c.argv[j], "SETNAME") && more >= 1) {
-      name = c.argv[j + 1];
-      ++j;
+      const std::string& name = c.argv[++j];
+      if (!ValidClientName(name)) return c.w.Error(kBadClientName);
+      c.client->name = name;
     } else {
       return c.w.Error("ERR Syntax error in HELLO option '" + std::string(CStr(c.argv[j], 1024)) +
                        "'");
     }
   }
-  if (user && !Authenticate(c, *user, *pass)) return;
   if (!c.client->authenticated) {
     return c.w.Error(
         "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
-        "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
+        "HELLO AUTH <user> <pass> option can be used to authenticate the client and "
         "select the RESP protocol version at the same time");
   }
-  if (name) {
-    if (!ValidClientName(*name)) return c.w.Error(kBadClientName);
-    c.client->name = std::string(*name);
-  }
+  // Only RESP2 is spoken here: HELLO 3 fails where Redis would switch to
+  // RESP3, after doing all that Redis does first.
+  if (ver == 3) return c.w.Error("NOPROTO unsupported protocol version");
   c.w.ArrayHeader(14);
   c.w.Bulk("server");
   c.w.Bulk("redis");
@@ -283,12 +286,27 @@ void CmdClientSetName(Ctx& c) {
 
 void CmdClientInfo(Ctx& c) { c.w.Bulk(ClientListLine(*c.client) + "\n"); }
 
+// CLIENT LIST [TYPE type]: every connection here is a normal client.
 void CmdClientList(Ctx& c) {
+  if (c.argv.size() == 4 && IEq(c.argv[2], "TYPE")) {
+    const std::string& type = c.argv[3];
+    if (IEq(type, "master") || IEq(type, "replica") || IEq(type, "slave") ||
+        IEq(type, "pubsub")) {
+      return c.w.Bulk("");
+    }
+    if (!IEq(type, "normal")) {
+      return c.w.Error("ERR Unknown client type '" + std::string(CStr(type, type.size())) + "'");
+    }
+  } else if (c.argv.size() != 2) {
+    return c.w.Error(kSyntaxErr);
+  }
   std::string all;
   for (const std::string& line : c.server->ClientList()) all.append(line).append("\n");
   c.w.Bulk(all);
 }
 
+// Redis 7.0's lines for the subcommands ephpm has, word for word (the
+// differential test checks they are a subsequence of Redis's help).
 void CmdClientHelp(Ctx& c) {
   static const char* const lines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -298,12 +316,14 @@ void CmdClientHelp(Ctx& c) {
       "    Return the ID of the current connection.",
       "INFO",
       "    Return information about the current client connection.",
-      "LIST",
-      "    Return information about client connections.",
+      "LIST [options ...]",
+      "    Return information about client connections. Options:",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Return clients of specified type.",
       "SETNAME <name>",
       "    Assign the name <name> to the current connection.",
       "HELP",
-      "    Print this help.",
+      "    Prints this help.",
   };
   c.w.ArrayHeader(std::size(lines));
   for (const char* l : lines) c.w.SimpleString(l);
@@ -532,13 +552,12 @@ void SetGeneric(Ctx& c, const std::string& key, const std::string& value, unsign
   int64_t at_ms = 0;
   if (expire != nullptr && !ExpireAbsoluteMs(c, *expire, flags, &at_ms)) return;
   // A lock acquisition (NX without GET or KEEPTTL) goes through set_nx, so
-  // that in a cluster the key's owner decides it.
-  if ((flags & kNx) && !(flags & (kGet | kKeepTtl))) {
-    int64_t ttl_ms = 0;
-    if (expire != nullptr) {
-      ttl_ms = at_ms - c.store->NowMs();
-      if (ttl_ms <= 0) ttl_ms = 1;  // an expiry already past: gone at once
-    }
+  // that in a cluster the key's owner decides it.  An expiry already past
+  // (EXAT 1) cannot be put as a TTL: SetWith below stores nothing then, as
+  // Redis, which replies OK and deletes the key at once.
+  const int64_t now = c.store->NowMs();
+  if ((flags & kNx) && !(flags & (kGet | kKeepTtl)) && (expire == nullptr || at_ms > now)) {
+    const int64_t ttl_ms = expire == nullptr ? 0 : at_ms - now;
     switch (c.store->SetNx(key, value, ttl_ms)) {
       case SetNxOutcome::kInserted: return Ok(c);
       case SetNxOutcome::kExists: return c.w.NullBulk();
@@ -776,15 +795,29 @@ void RenameGeneric(Ctx& c, bool nx) {
 void CmdRename(Ctx& c) { RenameGeneric(c, false); }
 void CmdRenameNx(Ctx& c) { RenameGeneric(c, true); }
 
+// Redis's matcher never matches an empty text against a non-empty pattern
+// (its loop ends before it reads the pattern), though "*" selects every key,
+// "" included, by a shortcut that skips matching.  The store's glob matches
+// "" with "**" too: drop the empty key where Redis would not return it.
+bool RedisMatchesEmptyKey(std::string_view pattern) { return pattern.empty() || pattern == "*"; }
+
+void DropEmptyKeyUnlessMatched(std::string_view pattern, std::vector<std::string>* keys) {
+  if (RedisMatchesEmptyKey(pattern)) return;
+  keys->erase(std::remove(keys->begin(), keys->end(), std::string()), keys->end());
+}
+
 void CmdKeys(Ctx& c) {
   std::vector<std::string> keys;
   if (Failed(c, c.store->Keys(c.argv[1], &keys))) return;
+  DropEmptyKeyUnlessMatched(c.argv[1], &keys);
   c.w.ArrayHeader(keys.size());
   for (const auto& k : keys) c.w.Bulk(k);
 }
 
-// SCAN/HSCAN options.  Returns false after replying an error.
-bool ParseScanOptions(Ctx& c, size_t start, bool allow_type, std::string* pattern,
+// SCAN/HSCAN options, as Redis 7.0's scanGenericCommand reads them (the last
+// MATCH wins; TYPE only for SCAN).  *pattern is unset without MATCH.
+// Returns false after replying an error.
+bool ParseScanOptions(Ctx& c, size_t start, bool allow_type, std::optional<std::string>* pattern,
                       size_t* count, std::optional<std::string>* type) {
   *count = 10;
   for (size_t i = start; i < c.argv.size();) {
@@ -812,13 +845,14 @@ bool ParseScanOptions(Ctx& c, size_t start, bool allow_type, std::string* patter
       return false;
     }
   }
+  if (*pattern == "*") pattern->reset();  // Redis: MATCH * is no pattern at all
   return true;
 }
 
 void CmdScan(Ctx& c) {
   uint64_t cursor = 0;
-  if (!ParseULL(c.argv[1], &cursor)) return c.w.Error("ERR invalid cursor");
-  std::string pattern;
+  if (!ParseCursor(c.argv[1], &cursor)) return c.w.Error("ERR invalid cursor");
+  std::optional<std::string> pattern;
   size_t count = 10;
   std::optional<std::string> type_name;
   if (!ParseScanOptions(c, 2, true, &pattern, &count, &type_name)) return;
@@ -835,8 +869,18 @@ void CmdScan(Ctx& c) {
   }
   std::vector<std::string> keys;
   uint64_t next = 0;
-  if (Failed(c, c.store->Scan(cursor, pattern, count, type, &keys, &next))) return;
-  if (none) keys.clear();
+  // The store takes "" for "no pattern"; MATCH "" selects the empty key only.
+  const std::string glob = pattern.value_or("");
+  if (Failed(c, c.store->Scan(cursor, glob, count, type, &keys, &next))) return;
+  if (none) {
+    keys.clear();
+  } else if (pattern && pattern->empty()) {
+    keys.erase(std::remove_if(keys.begin(), keys.end(),
+                              [](const std::string& k) { return !k.empty(); }),
+               keys.end());
+  } else if (pattern) {
+    DropEmptyKeyUnlessMatched(*pattern, &keys);
+  }
   c.w.ArrayHeader(2);
   c.w.Bulk(std::to_string(next));
   c.w.ArrayHeader(keys.size());
@@ -1029,23 +1073,29 @@ void CmdHIncrByFloat(Ctx& c) {
 
 void CmdHScan(Ctx& c) {
   uint64_t cursor = 0;
-  if (!ParseULL(c.argv[2], &cursor)) return c.w.Error("ERR invalid cursor");
-  std::string pattern;
-  size_t count = 10;
-  std::optional<std::string> type;
-  if (!ParseScanOptions(c, 3, false, &pattern, &count, &type)) return;
+  if (!ParseCursor(c.argv[2], &cursor)) return c.w.Error("ERR invalid cursor");
+  // Redis looks the key up before it reads the options: a missing key is an
+  // empty scan, and a string a WRONGTYPE, whatever the options say.
+  // (A hash is never empty: no fields means no key.)
   std::vector<std::pair<std::string, std::string>> fields;
   if (Failed(c, c.store->HGetAll(c.argv[1], &fields))) return;
+  std::optional<std::string> pattern;
+  size_t count = 10;
+  std::optional<std::string> type;
+  if (!fields.empty() && !ParseScanOptions(c, 3, false, &pattern, &count, &type)) return;
+  auto selected = [&](const std::string& field) {
+    if (!pattern) return true;
+    if (field.empty()) return pattern->empty();
+    return GlobMatch(*pattern, field);
+  };
   // Hashes are returned whole in one step, as Redis does for small ones.
   c.w.ArrayHeader(2);
   c.w.Bulk("0");
   size_t n = 0;
-  for (const auto& fv : fields) {
-    if (pattern.empty() || pattern == "*" || GlobMatch(pattern, fv.first)) ++n;
-  }
+  for (const auto& fv : fields) n += selected(fv.first) ? 1 : 0;
   c.w.ArrayHeader(n * 2);
   for (const auto& [f, v] : fields) {
-    if (pattern.empty() || pattern == "*" || GlobMatch(pattern, f)) {
+    if (selected(f)) {
       c.w.Bulk(f);
       c.w.Bulk(v);
     }
@@ -1242,7 +1292,7 @@ void CmdCommandInfo(Ctx& c) {
   for (size_t i = 2; i < c.argv.size(); ++i) {
     auto it = Table().find(Lower(c.argv[i]));
     if (it == Table().end() || std::strchr(it->second->name, '|') != nullptr) {
-      c.w.NullArray();
+      c.w.NullBulk();  // Redis 7.0's RESP2 null for an unknown command here
     } else {
       CommandInfo(c, *it->second);
     }
@@ -1259,21 +1309,24 @@ void CmdCommandList(Ctx& c) {
   for (const Command* cmd : top) c.w.Bulk(cmd->name);
 }
 
+// As CLIENT HELP: Redis's lines for the subcommands ephpm has.
 void CmdCommandHelp(Ctx& c) {
   static const char* const lines[] = {
       "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "(no subcommand)",
-      "    Return details about all commands.",
+      "    Return details about all Redis commands.",
       "COUNT",
-      "    Return the total number of commands in this server.",
+      "    Return the total number of commands in this Redis server.",
       "LIST",
-      "    Return a list of all commands in this server.",
+      "    Return a list of all commands in this Redis server.",
       "INFO [<command-name> ...]",
-      "    Return details about multiple commands.",
+      "    Return details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
       "DOCS [<command-name> ...]",
-      "    Return documentation details about multiple commands.",
+      "    Return documentation details about multiple Redis commands.",
       "HELP",
-      "    Print this help.",
+      "    Prints this help.",
   };
   c.w.ArrayHeader(std::size(lines));
   for (const char* l : lines) c.w.SimpleString(l);

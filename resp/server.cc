@@ -39,10 +39,11 @@ class RespServer::Impl : public ServerContext {
   class Session;
 
   Impl(Store* store, RespServerOptions o)
-      : store_(store),
-        options_(std::move(o)),
+      : options_(std::move(o)),
         dispatcher_(store, this),
         acceptor_(io_),
+        accept_strand_(asio::make_strand(io_)),
+        accept_retry_(accept_strand_),
         started_at_ms_(WallMs()) {}
 
   ~Impl() override { Stop(); }
@@ -60,8 +61,8 @@ class RespServer::Impl : public ServerContext {
     if (!ec) acceptor_.bind(ep, ec);
     if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
     if (ec) {
-      *error = "cannot listen on " + options_.bind_address + ":" +
-               std::to_string(options_.port) + ": " + ec.message();
+      *error = "cannot listen on " + options_.bind_address + ":" + std::to_string(options_.port) +
+               ": " + ec.message();
       return false;
     }
     bound_ = acceptor_.local_endpoint();
@@ -74,11 +75,25 @@ class RespServer::Impl : public ServerContext {
 
   void Stop() {
     if (stopped_.exchange(true)) return;
-    asio::post(io_, [this] {
+    // On the accept strand, so that no accept handler is half way through
+    // adding a session meanwhile (it would then never be closed, and the
+    // I/O threads never return).
+    asio::post(accept_strand_, [this] {
       boost::system::error_code ec;
       acceptor_.close(ec);
-      std::lock_guard<std::mutex> l(sessions_mu_);
-      for (Session* s : sessions_) s->Close();
+      accept_retry_.cancel();
+      // A session whose last reference is gone is being destroyed (its
+      // destructor waits for sessions_mu_ to leave the set): skip it.  The
+      // references taken here are dropped after the lock is released, as
+      // dropping the last one runs the destructor, which takes the lock.
+      std::vector<std::shared_ptr<Session>> live;
+      {
+        std::lock_guard<std::mutex> l(sessions_mu_);
+        for (Session* s : sessions_) {
+          if (auto p = s->weak_from_this().lock()) live.push_back(std::move(p));
+        }
+      }
+      for (const auto& s : live) s->Close();
     });
     for (auto& t : threads_) t.join();
     threads_.clear();
@@ -125,8 +140,11 @@ class RespServer::Impl : public ServerContext {
         std::lock_guard<std::mutex> l(server_->sessions_mu_);
         server_->sessions_.insert(this);
       }
-      ArmIdleTimer();
-      Read();
+      // Everything about the session happens on its strand.
+      asio::dispatch(strand_, [self = shared_from_this()] {
+        self->ArmIdleTimer();
+        self->Read();
+      });
     }
 
     ~Session() {
@@ -161,74 +179,120 @@ class RespServer::Impl : public ServerContext {
       if (shown_.name != client_.name) shown_.name = client_.name;
     }
 
+    // (Re)starts the idle countdown; called whenever the client is active.
     void ArmIdleTimer() {
-      if (server_->options_.idle_timeout_seconds <= 0) return;
+      if (server_->options_.idle_timeout_seconds <= 0 || closed_) return;
       idle_.expires_after(std::chrono::seconds(server_->options_.idle_timeout_seconds));
       idle_.async_wait(asio::bind_executor(
           strand_, [self = shared_from_this()](const boost::system::error_code& ec) {
-            if (!ec) self->Shutdown();  // idle too long (a reset cancels with an error)
+            // A re-arm cancels the previous wait, but a wait that had
+            // already fired may still be queued: only a deadline that has
+            // really passed closes the client.
+            if (ec || self->closed_) return;
+            if (self->idle_.expiry() > asio::steady_timer::clock_type::now()) return;
+            self->Shutdown();
           }));
     }
 
+    // Reads continuously, also while replies are being written, as Redis
+    // does: a client that writes a whole pipeline before reading any reply
+    // must not wait for a server that waits for it.  Unsent replies are
+    // bounded by max_output_buffer instead.
     void Read() {
+      if (closed_ || closing_ || reading_) return;
+      reading_ = true;
       socket_.async_read_some(
           asio::buffer(chunk_),
-          asio::bind_executor(strand_, [self = shared_from_this()](
-                                           const boost::system::error_code& ec, size_t n) {
-            if (ec) return self->Shutdown();
-            self->in_.append(self->chunk_.data(), n);
-            self->ArmIdleTimer();
-            self->Process();
-          }));
+          asio::bind_executor(
+              strand_, [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
+                self->reading_ = false;
+                if (self->closed_) return;
+                if (ec == asio::error::eof) {
+                  // The client is done sending: finish the replies, then close.
+                  self->closing_ = true;
+                  return self->Flush();
+                }
+                if (ec) return self->Shutdown();
+                self->in_.append(self->chunk_.data(), n);
+                self->ArmIdleTimer();
+                self->Process();
+              }));
     }
 
-    // Runs every complete request in the input, then writes the replies.
+    // Bytes of this client's replies not yet taken by the kernel.
+    size_t PendingOutput() const { return out_.size() + writing_.size(); }
+
+    // Runs every complete request in the input, then sends the replies.
     void Process() {
       size_t pos = 0;
-      bool close = false;
-      while (pos < in_.size() && !close) {
+      while (pos < in_.size() && !closing_) {
         size_t consumed = 0;
         std::string error;
         const auto r = parser_.Next(in_.data() + pos, in_.size() - pos, &consumed, &argv_, &error);
         pos += consumed;
-        if (r == RequestParser::Result::kNeedMore) break;
+        if (r == RequestParser::Result::kNeedMore) {
+          // Taken into the parser's own buffers: still unparsed input for
+          // max_query_buffer's purposes.
+          partial_ += consumed;
+          break;
+        }
+        partial_ = 0;
         if (r == RequestParser::Result::kEmpty) continue;
         if (r == RequestParser::Result::kError) {
           // As Redis: the error, then the connection is closed.
           out_.append("-").append(error).append("\r\n");
-          close = true;
+          closing_ = true;
           break;
         }
-        server_->dispatcher_.Execute(&client_, argv_, &out_);
+        try {
+          server_->dispatcher_.Execute(&client_, argv_, &out_);
+        } catch (const std::exception&) {
+          // E.g. bad_alloc for a reply too big to build: this client goes,
+          // the server stays.
+          return Shutdown();
+        }
         Publish();
         parser_.set_authenticated(client_.authenticated);
-        if (client_.close_after_reply) close = true;
-        if (out_.size() > server_->options_.max_output_buffer) return Shutdown();
+        if (client_.close_after_reply) closing_ = true;
+        // Redis's client-output-buffer-limit: closed without a reply.
+        if (PendingOutput() > server_->options_.max_output_buffer) return Shutdown();
       }
       in_.erase(0, pos);
-      if (in_.size() > server_->options_.max_query_buffer) return Shutdown();
-      if (out_.empty()) {
-        if (close) return Shutdown();
-        return Read();
+      // Redis's client-query-buffer-limit: what is buffered of requests not
+      // yet complete, in our buffer and in the parser's.
+      if (!closing_ && in_.size() + partial_ > server_->options_.max_query_buffer) {
+        return Shutdown();
       }
-      Write(close);
+      Flush();
+      Read();
     }
 
-    void Write(bool close_after) {
+    // Starts writing the pending replies unless a write is under way; closes
+    // once a closing connection has nothing left to send.
+    void Flush() {
+      if (closed_ || writing_active_) return;
+      if (out_.empty()) {
+        if (closing_) Shutdown();
+        return;
+      }
+      writing_active_ = true;
       writing_.swap(out_);
       asio::async_write(
           socket_, asio::buffer(writing_),
-          asio::bind_executor(strand_, [self = shared_from_this(), close_after](
-                                           const boost::system::error_code& ec, size_t) {
-            self->writing_.clear();
-            if (ec || close_after) return self->Shutdown();
-            // Requests that arrived with the last read may still be waiting.
-            if (!self->in_.empty()) return self->Process();
-            self->Read();
-          }));
+          asio::bind_executor(
+              strand_, [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
+                self->writing_active_ = false;
+                self->writing_.clear();
+                if (self->closed_) return;
+                if (ec) return self->Shutdown();
+                self->ArmIdleTimer();
+                self->Flush();
+              }));
     }
 
     void Shutdown() {
+      if (closed_) return;
+      closed_ = true;
       boost::system::error_code ec;
       idle_.cancel();
       socket_.shutdown(tcp::socket::shutdown_both, ec);
@@ -241,9 +305,14 @@ class RespServer::Impl : public ServerContext {
     asio::steady_timer idle_;
     RequestParser parser_;
     std::array<char, kReadChunk> chunk_{};
-    std::string in_;       // received, not yet parsed
-    std::string out_;      // replies not yet handed to the socket
-    std::string writing_;  // replies being written
+    std::string in_;               // received, not yet parsed
+    std::string out_;              // replies not yet handed to the socket
+    std::string writing_;          // replies being written
+    bool reading_ = false;         // a read is under way
+    bool writing_active_ = false;  // a write is under way
+    bool closing_ = false;         // no more requests: send what is pending, then close
+    bool closed_ = false;          // the socket is closed
+    size_t partial_ = 0;           // bytes of the request in progress the parser holds
     std::vector<std::string> argv_;
     ClientState client_;
     mutable std::mutex info_mu_;
@@ -252,43 +321,61 @@ class RespServer::Impl : public ServerContext {
 
  private:
   void Accept() {
-    acceptor_.async_accept(asio::make_strand(io_), [this](const boost::system::error_code& ec,
-                                                          tcp::socket socket) {
-      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
-      if (!ec) {
-        total_connections_.fetch_add(1);
-        if (connected_.load() >= options_.max_clients) {
-          rejected_.fetch_add(1);
-          static const std::string kFull = "-ERR max number of clients reached\r\n";
-          boost::system::error_code ignored;
-          asio::write(socket, asio::buffer(kFull), ignored);
-          socket.close(ignored);
-        } else {
-          connected_.fetch_add(1);
-          std::make_shared<Session>(this, std::move(socket))->Start();
-        }
-      }
-      Accept();
-    });
+    acceptor_.async_accept(
+        asio::make_strand(io_),
+        asio::bind_executor(accept_strand_,
+                            [this](const boost::system::error_code& ec, tcp::socket socket) {
+                              OnAccept(ec, std::move(socket));
+                            }));
   }
 
-  Store* const store_;
+  // On accept_strand_.
+  void OnAccept(const boost::system::error_code& ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    if (ec) {
+      // E.g. out of file descriptors: the pending connection stays queued,
+      // so accepting again at once would fail again at once, in a busy loop.
+      // Retry a little later.
+      accept_retry_.expires_after(std::chrono::milliseconds(100));
+      accept_retry_.async_wait([this](const boost::system::error_code& wait_ec) {
+        if (!wait_ec && acceptor_.is_open()) Accept();
+      });
+      return;
+    }
+    total_connections_.fetch_add(1);
+    if (connected_.load() >= options_.max_clients) {
+      rejected_.fetch_add(1);
+      static const std::string kFull = "-ERR max number of clients reached\r\n";
+      boost::system::error_code ignored;
+      asio::write(socket, asio::buffer(kFull), ignored);
+      socket.close(ignored);
+    } else {
+      connected_.fetch_add(1);
+      std::make_shared<Session>(this, std::move(socket))->Start();
+    }
+    Accept();
+  }
+
   const RespServerOptions options_;
   Dispatcher dispatcher_;
-  asio::io_context io_;
-  tcp::acceptor acceptor_;
-  tcp::endpoint bound_;
-  std::vector<std::thread> threads_;
-  std::atomic<bool> stopped_{false};
-  const int64_t started_at_ms_;
-  std::function<std::string()> extra_info_;
-
+  // Declared before io_, so that they outlive any handler (holding a
+  // Session, whose destructor uses them) that io_ destroys.
   std::atomic<uint64_t> next_client_id_{0};
   std::atomic<uint64_t> connected_{0};
   std::atomic<uint64_t> total_connections_{0};
   std::atomic<uint64_t> rejected_{0};
   mutable std::mutex sessions_mu_;
   std::unordered_set<Session*> sessions_;
+
+  asio::io_context io_;
+  tcp::acceptor acceptor_;
+  asio::strand<asio::io_context::executor_type> accept_strand_;
+  asio::steady_timer accept_retry_;  // on accept_strand_
+  tcp::endpoint bound_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stopped_{false};
+  const int64_t started_at_ms_;
+  std::function<std::string()> extra_info_;
 };
 
 std::vector<std::string> RespServer::Impl::ClientList() const {

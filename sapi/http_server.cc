@@ -98,6 +98,9 @@ class HttpServer::Impl {
       return false;
     }
     bound_ = acceptor_.local_endpoint();
+    // Keeps io_.run() going while requests wait on PHP with no socket
+    // operation pending (after Stop() closed the acceptor, nothing else would).
+    work_.emplace(asio::make_work_guard(io_));
     Accept();
     for (size_t i = 0; i < std::max<size_t>(1, options_.io_threads); ++i) {
       threads_.emplace_back([this] { io_.run(); });
@@ -123,6 +126,7 @@ class HttpServer::Impl {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    work_.reset();
     io_.stop();
     for (auto& t : threads_) t.join();
     threads_.clear();
@@ -135,7 +139,8 @@ class HttpServer::Impl {
 
   class Session : public std::enable_shared_from_this<Session> {
    public:
-    Session(Impl* server, tcp::socket socket) : server_(server), stream_(std::move(socket)) {
+    Session(Impl* server, tcp::socket socket)
+        : server_(server), stream_(std::move(socket)), timer_(stream_.get_executor()) {
       boost::system::error_code ec;
       remote_ = stream_.socket().remote_endpoint(ec);
       local_ = stream_.socket().local_endpoint(ec);
@@ -167,8 +172,8 @@ class HttpServer::Impl {
       parser_.emplace();
       parser_->header_limit(static_cast<uint32_t>(server_->options_.max_header_bytes));
       parser_->body_limit(server_->options_.max_body_bytes);
-      stream_.expires_after(std::chrono::seconds(first_ ? server_->options_.request_timeout_seconds
-                                                        : server_->options_.idle_timeout_seconds));
+      ArmReceiveTimer(first_ ? server_->options_.request_timeout_seconds
+                             : server_->options_.idle_timeout_seconds);
       http::async_read_header(
           stream_, buffer_, *parser_,
           [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
@@ -176,16 +181,18 @@ class HttpServer::Impl {
 
     void OnHeader(beast::error_code ec) {
       first_ = false;
+      DisarmReceiveTimer();
       if (ec) return Fail(ec, /*idle=*/buffer_.size() == 0);
       busy_ = true;
       auto& req = parser_->get();
-      if (req[http::field::expect] == "100-continue" && !parser_->is_done()) {
+      if (beast::iequals(req[http::field::expect], "100-continue") && !parser_->is_done()) {
         if (parser_->content_length() &&
             *parser_->content_length() > server_->options_.max_body_bytes) {
           return Error(413, "Payload Too Large", true);
         }
         // The client waits for this before it sends the body.
         auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
+        stream_.expires_after(std::chrono::seconds(server_->options_.request_timeout_seconds));
         http::async_write(stream_, *cont, [self = shared_from_this(), cont](beast::error_code e, size_t) {
           if (e) return self->Close();
           self->ReadBody();
@@ -196,10 +203,11 @@ class HttpServer::Impl {
     }
 
     void ReadBody() {
-      stream_.expires_after(std::chrono::seconds(server_->options_.request_timeout_seconds));
       if (parser_->is_done()) return Handle();
+      ArmReceiveTimer(server_->options_.request_timeout_seconds);
       http::async_read(stream_, buffer_, *parser_,
                        [self = shared_from_this()](beast::error_code ec, size_t) {
+                         self->DisarmReceiveTimer();
                          if (ec) return self->Fail(ec, false);
                          self->Handle();
                        });
@@ -207,13 +215,13 @@ class HttpServer::Impl {
 
     // A read that failed: answer what deserves an answer, then close.
     void Fail(beast::error_code ec, bool idle) {
+      if (timed_out_) {
+        if (idle) return Close();  // a kept-alive connection nobody used
+        return Error(408, "Request Timeout", true);
+      }
       if (ec == http::error::end_of_stream || ec == asio::error::eof ||
           ec == asio::error::connection_reset || ec == asio::error::operation_aborted) {
         return Close();
-      }
-      if (ec == beast::error::timeout) {
-        if (idle) return Close();  // a kept-alive connection nobody used
-        return Error(408, "Request Timeout", true);
       }
       if (ec == http::error::header_limit) return Error(431, "Request Header Fields Too Large", true);
       if (ec == http::error::body_limit) return Error(413, "Payload Too Large", true);
@@ -346,16 +354,22 @@ class HttpServer::Impl {
       res->version(11);
       res->result(static_cast<unsigned>(r.status));
       for (auto& [name, value] : r.headers) {
-        // The server frames the body itself.
-        if (beast::iequals(name, "Content-Length") || beast::iequals(name, "Transfer-Encoding") ||
-            beast::iequals(name, "Connection")) {
+        // The server frames the body itself.  For HEAD, PHP discarded the
+        // body (headers_only), so its length is unknown: only a
+        // Content-Length the script set itself is passed on (RFC 9110 8.6:
+        // a HEAD response carries the GET's length or none).
+        const bool valid_length = !value.empty() && value.size() <= 18 &&
+                                  value.find_first_not_of("0123456789") == std::string::npos;
+        if ((beast::iequals(name, "Content-Length") && (!head_ || !valid_length)) ||
+            beast::iequals(name, "Transfer-Encoding") || beast::iequals(name, "Connection")) {
           continue;
         }
         res->insert(name, value);
       }
-      const size_t length = r.body.size();
-      if (!head_) res->body() = std::move(r.body);
-      res->content_length(length);
+      if (!head_) {
+        res->body() = std::move(r.body);
+        res->content_length(res->body().size());
+      }
       Send(res, !keep_alive_, /*keep_length=*/true);
     }
 
@@ -389,7 +403,28 @@ class HttpServer::Impl {
       server_->options_.access_log(line);
     }
 
+    // Receiving a request is timed by a timer of our own: Beast's stream
+    // timeout closes the socket, which would leave no way to answer 408.  On
+    // expiry this cancels the read, which then fails with timed_out_ set.
+    void ArmReceiveTimer(int64_t seconds) {
+      stream_.expires_never();
+      timed_out_ = false;
+      const uint64_t gen = ++timer_gen_;
+      timer_.expires_after(std::chrono::seconds(seconds));
+      timer_.async_wait([self = shared_from_this(), gen](beast::error_code ec) {
+        if (ec || gen != self->timer_gen_) return;  // cancelled, or a later read's
+        self->timed_out_ = true;
+        beast::error_code ignored;
+        self->stream_.socket().cancel(ignored);
+      });
+    }
+    void DisarmReceiveTimer() {
+      ++timer_gen_;
+      timer_.cancel();
+    }
+
     void Close() {
+      DisarmReceiveTimer();  // its handler holds this session
       beast::error_code ec;
       stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
       stream_.close();
@@ -397,6 +432,9 @@ class HttpServer::Impl {
 
     Impl* const server_;
     beast::tcp_stream stream_;
+    asio::steady_timer timer_;  // receiving a request (ArmReceiveTimer)
+    uint64_t timer_gen_ = 0;
+    bool timed_out_ = false;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::string_body>> parser_;
     tcp::endpoint remote_, local_;
@@ -426,6 +464,7 @@ class HttpServer::Impl {
   tcp::acceptor acceptor_;
   tcp::endpoint bound_;
   std::vector<std::thread> threads_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   std::atomic<bool> stopped_{false};
   std::atomic<bool> draining_{false};
   std::mutex sessions_mu_;

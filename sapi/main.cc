@@ -15,6 +15,8 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <algorithm>
 #include <vector>
 
 #include "ephpm/kv_ops_store.h"
@@ -48,6 +50,8 @@ const char kUsage[] =
     "                           compression_threshold, compression_level, max_value_size,\n"
     "                           shards\n"
     "  -c FILE                  load this php.ini (default: none, not even the system's)\n"
+    "  --workers N              PHP worker threads (default: one per core with a\n"
+    "                           thread-safe PHP; a non-thread-safe PHP has exactly one)\n"
     "  --memory-limit SIZE      shorthand for -d ephpm.memory_limit=SIZE\n"
     "  --max-body-size SIZE     largest request body (default 64M; larger: 413)\n"
     "  --max-header-size SIZE   largest request head (default 16K; larger: 431)\n"
@@ -104,6 +108,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<std::string, std::string>> ini = {{"session.save_handler", "ephpm"}};
   uint64_t max_body = 64ull << 20, max_header = 16 << 10;
   int64_t request_timeout = 60;
+  int64_t workers = 0;  // 0: the default for this PHP
 
   std::vector<std::string> args(argv + 1, argv + argc);
   for (size_t i = 0; i < args.size(); ++i) {
@@ -131,6 +136,10 @@ int main(int argc, char** argv) {
     } else if (a == "--resp-password") {
       if (!value()) return Fail("--resp-password needs a value");
       resp.password = v;
+    } else if (a == "--workers") {
+      if (!value() || !ephpm::ParseInt64(v, &workers) || workers < 1 || workers > 1024) {
+        return Fail("--workers needs a number from 1 to 1024");
+      }
     } else if (a == "--resp-max-clients" || a == "--resp-timeout" || a == "--request-timeout") {
       int64_t n = 0;
       if (!value() || !ephpm::ParseInt64(v, &n) || n < 0) {
@@ -138,7 +147,10 @@ int main(int argc, char** argv) {
       }
       if (a == "--resp-max-clients") resp.max_clients = static_cast<size_t>(n);
       if (a == "--resp-timeout") resp.idle_timeout_seconds = n;
-      if (a == "--request-timeout") request_timeout = n;
+      if (a == "--request-timeout") {
+        if (n == 0) return Fail("--request-timeout needs at least 1 second");
+        request_timeout = n;
+      }
     } else if (a == "--max-body-size" || a == "--max-header-size") {
       uint64_t n = 0;
       if (!value() || !ephpm::ParseByteSize(v, &n) || n == 0) {
@@ -209,6 +221,13 @@ int main(int argc, char** argv) {
     po.ini = ini;
     po.ini_file = ini_file;
     po.log = [](std::string_view m) { Log(Level::kError, m); };
+    if (ephpm::PhpHost::ThreadSafe()) {
+      po.workers = workers > 0 ? static_cast<size_t>(workers)
+                               : std::max(1u, std::thread::hardware_concurrency());
+    } else if (workers > 1) {
+      return Fail("this PHP is not thread-safe: it runs one PHP worker (build the host "
+                  "against a thread-safe PHP for --workers, see scripts/build-zts-php.sh)");
+    }
     php = ephpm::PhpHost::Start(po, &ops, &error);
     if (!php) return Fail(error);
     ephpm::HttpServerOptions ho;
@@ -224,8 +243,12 @@ int main(int argc, char** argv) {
     http = std::make_unique<ephpm::HttpServer>(php.get(), ho);
     if (!http->Start(&error)) return Fail(error);
     std::printf("http listening on %s\n", http->address().c_str());
+    Log(Level::kInfo, "serving " + docroot + " with " + std::to_string(po.workers) +
+                          " PHP worker" + (po.workers == 1 ? "" : "s") +
+                          (ephpm::PhpHost::ThreadSafe() ? " (thread-safe PHP)" : ""));
   }
 #else
+  (void)ops, (void)request_timeout, (void)max_body, (void)max_header, (void)workers;
   if (!docroot.empty()) return Fail("this build has no PHP (configure with EPHPM_BUILD_PHP=ON)");
 #endif
 

@@ -64,6 +64,7 @@ bool IEquals(std::string_view a, std::string_view b) {
 // script the way PHP's timer does (EG(timed_out) and EG(vm_interrupt); the VM
 // then raises "Maximum execution time of N seconds exceeded").
 
+#ifndef ZTS
 void DisarmProcessTimer() {
   struct itimerval none {};
   setitimer(ITIMER_PROF, &none, nullptr);
@@ -135,6 +136,7 @@ ZEND_INI_MH(OnUpdateTimeoutForHost) {
   }
   return r;
 }
+#endif  // !ZTS
 
 // ---- SAPI callbacks ------------------------------------------------------------
 
@@ -287,10 +289,10 @@ class PhpHost::Impl {
     ini_entries_ = ini;
     std::promise<std::string> started;
     auto result = started.get_future();
-    worker_ = std::thread([this, &started] { WorkerMain(&started); });
+    primary_ = std::thread([this, &started] { PrimaryMain(&started); });
     *error = result.get();
     if (!error->empty()) {
-      worker_.join();
+      primary_.join();
       return false;
     }
     return true;
@@ -302,7 +304,7 @@ class PhpHost::Impl {
       stopping_ = true;
     }
     cv_.notify_all();
-    if (worker_.joinable()) worker_.join();
+    if (primary_.joinable()) primary_.join();
     g_options = nullptr;
   }
 
@@ -326,9 +328,13 @@ class PhpHost::Impl {
     std::function<void(PhpResponse)> done;
   };
 
-  // The PHP worker: starts PHP, serves the queue, shuts PHP down, all on
-  // this one thread (a non-thread-safe PHP lives on one thread).
-  void WorkerMain(std::promise<std::string>* started) {
+  // The first worker: starts PHP, starts the other workers (thread-safe
+  // PHP only), serves requests, and shuts PHP down once every worker is
+  // done, all on this thread (startup and shutdown belong to one thread).
+  void PrimaryMain(std::promise<std::string>* started) {
+#ifdef ZTS
+    php_tsrm_startup();
+#endif
     sapi_startup(&g_module);  // clears ini_entries: set them after it
     g_module.ini_entries = ini_entries_.data();
     g_module.php_ini_ignore = options_.ini_file.empty() ? 1 : 0;
@@ -336,9 +342,15 @@ class PhpHost::Impl {
         options_.ini_file.empty() ? nullptr : options_.ini_file.data();
     if (g_module.startup(&g_module) == FAILURE) {
       sapi_shutdown();
+#ifdef ZTS
+      tsrm_shutdown();
+#endif
       started->set_value("PHP failed to start (see the messages above)");
       return;
     }
+#ifndef ZTS
+    // A thread-safe PHP times each thread itself (its execution timers); a
+    // non-thread-safe one needs the watchdog.
     CpuWatchdog watchdog(pthread_self());
     g_watchdog = &watchdog;
     if (auto* e = static_cast<zend_ini_entry*>(
@@ -346,14 +358,37 @@ class PhpHost::Impl {
       g_orig_timeout_handler = e->on_modify;
       e->on_modify = OnUpdateTimeoutForHost;
     }
+#endif
     started->set_value("");
+#ifdef ZTS
+    for (size_t i = 1; i < options_.workers; ++i) {
+      secondaries_.emplace_back([this] {
+        (void)ts_resource(0);  // this thread's PHP globals
+        Serve();
+        ts_free_thread();
+      });
+    }
+#endif
+    Serve();
+    for (auto& t : secondaries_) t.join();
+#ifndef ZTS
+    g_watchdog = nullptr;
+#endif
+    php_module_shutdown();
+    sapi_shutdown();
+#ifdef ZTS
+    tsrm_shutdown();
+#endif
+  }
 
+  // Runs queued requests until stopping with an empty queue.
+  void Serve() {
     for (;;) {
       Job job;
       {
         std::unique_lock<std::mutex> l(mu_);
         cv_.wait(l, [this] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) break;  // stopping, and everything queued is done
+        if (queue_.empty()) return;  // stopping, and everything queued is done
         job = std::move(queue_.front());
         queue_.pop_front();
       }
@@ -363,9 +398,6 @@ class PhpHost::Impl {
       std::lock_guard<std::mutex> l(mu_);
       --pending_;
     }
-    g_watchdog = nullptr;
-    php_module_shutdown();
-    sapi_shutdown();
   }
 
   void Execute(PhpRequest& q, PhpResponse* r) {
@@ -401,15 +433,19 @@ class PhpHost::Impl {
       r->body = "PHP could not start the request\n";
       zend_try { php_request_shutdown(nullptr); } zend_end_try();
     } else {
+#ifndef ZTS
       DisarmProcessTimer();
       g_watchdog->Arm(EG(timeout_seconds));  // as php_request_startup set it
+#endif
       zend_file_handle fh;
       zend_stream_init_filename(&fh, q.script_filename.c_str());
       zend_first_try {
         php_execute_script(&fh);
       } zend_end_try();
       zend_destroy_file_handle(&fh);
+#ifndef ZTS
       g_watchdog->Disarm();
+#endif
       // Also after a fatal error or exit(): this is what runs the session
       // handler's close and so releases the session lock.
       zend_try { php_request_shutdown(nullptr); } zend_end_try();
@@ -420,7 +456,8 @@ class PhpHost::Impl {
 
   PhpHostOptions options_;
   std::string ini_entries_;
-  std::thread worker_;
+  std::thread primary_;
+  std::vector<std::thread> secondaries_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Job> queue_;

@@ -1,39 +1,62 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test.
-#   scripts/test.sh                       the normal build (cmake-build/)
-#   scripts/test.sh --sanitize=address,undefined   ASan+UBSan (cmake-build-asan/)
-#   scripts/test.sh --sanitize=thread     TSan with clang-14 (cmake-build-tsan/)
+#
+#   scripts/test.sh            everything, against both PHP flavours: Debian's
+#                              PHP (cmake-build/) and a thread-safe PHP built
+#                              from Debian's source package (cmake-build-zts/;
+#                              built into a cache on first use, ~15 minutes)
+#   --php=debian | --php=zts   one flavour only
+#   --sanitize=address,undefined   the same under ASan+UBSan (cmake-build-asan*/)
+#   --sanitize=thread              the C++ suites under TSan with clang-14
+#                                  (cmake-build-tsan/; PHP cannot load TSan code)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sanitize=""
+flavours=(debian zts)
 for arg in "$@"; do
   case "$arg" in
     --sanitize=*) sanitize="${arg#--sanitize=}" ;;
-    *) echo "usage: $0 [--sanitize=address,undefined|--sanitize=thread]" >&2; exit 2 ;;
+    --php=debian) flavours=(debian) ;;
+    --php=zts) flavours=(zts) ;;
+    *) echo "usage: $0 [--php=debian|--php=zts] [--sanitize=address,undefined|--sanitize=thread]" >&2
+       exit 2 ;;
   esac
 done
 
 bash scripts/install-deps.sh
 
-build=cmake-build
-args=()
-case "$sanitize" in
-  "") ;;
-  thread)
-    build=cmake-build-tsan
-    # clang: its -Wthread-safety checks the lock annotations as well.
-    args=(-DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
-          -DEPHPM_SANITIZE=thread -DEPHPM_BUILD_BENCH=OFF
-          # Debian's php cannot load a module built with clang's static TSan
-          # runtime; the extension holds no threads of its own (NTS PHP).
-          -DEPHPM_BUILD_PHP=OFF) ;;
-  address,undefined)
-    build=cmake-build-asan
-    args=(-DEPHPM_SANITIZE=address,undefined -DEPHPM_BUILD_BENCH=OFF) ;;
-  *) echo "unknown sanitizer: $sanitize" >&2; exit 2 ;;
-esac
+run() {  # build-dir cmake-args...
+  local build=$1
+  shift
+  cmake -S . -B "$build" "$@"
+  cmake --build "$build" -j"$(nproc)"
+  ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
+}
 
-cmake -S . -B "$build" "${args[@]}"
-cmake --build "$build" -j"$(nproc)"
-ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
+if [ "$sanitize" = thread ]; then
+  # clang: its -Wthread-safety checks the lock annotations as well.
+  run cmake-build-tsan -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DEPHPM_SANITIZE=thread -DEPHPM_BUILD_BENCH=OFF -DEPHPM_BUILD_PHP=OFF
+  exit 0
+fi
+if [ -n "$sanitize" ] && [ "$sanitize" != "address,undefined" ]; then
+  echo "unknown sanitizer: $sanitize" >&2
+  exit 2
+fi
+
+for flavour in "${flavours[@]}"; do
+  args=()
+  build=cmake-build
+  if [ "$flavour" = zts ]; then
+    php_config=$(bash scripts/build-zts-php.sh)
+    args+=(-DPHP_CONFIG="$php_config")
+    build=cmake-build-zts
+  fi
+  if [ -n "$sanitize" ]; then
+    args+=(-DEPHPM_SANITIZE="$sanitize" -DEPHPM_BUILD_BENCH=OFF)
+    build="${build/cmake-build/cmake-build-asan}"
+  fi
+  echo "=== tests against the $flavour PHP in $build"
+  run "$build" "${args[@]}"
+done

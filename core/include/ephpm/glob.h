@@ -11,7 +11,8 @@ namespace ephpm {
 //   *       any run of bytes, including none
 //   ?       exactly one byte
 //   [abc]   one byte of the set; [^abc] one byte not in it; [a-z] a range
-//           (reversed ranges are swapped); a class left open runs to the end
+//           (reversed ranges are swapped; bounds compare as signed chars, as
+//           in Redis); a class left open runs to the end
 //   \x      the byte x literally, also inside a class
 // Runs in O(|pattern| * |text|) time, without recursion.
 bool GlobMatch(std::string_view pattern, std::string_view text);

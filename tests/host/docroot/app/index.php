@@ -1,0 +1,2 @@
+<?php
+echo 'app index: ', $_SERVER['SCRIPT_NAME'];

@@ -1,0 +1,3 @@
+<?php
+header('X-Hello: world');
+echo 'hello';

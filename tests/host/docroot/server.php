@@ -1,0 +1,3 @@
+<?php
+header('Content-Type: application/json');
+echo json_encode($_SERVER);
