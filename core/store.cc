@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -91,6 +92,7 @@ struct Entry {
   uint64_t mem_size = 0;       // accounted bytes for the whole entry
   ValueType type = ValueType::kString;
   bool compressed = false;
+  Stamp stamp;                 // the write that made this state (a cluster's order)
   // Written by readers under the shared lock, hence atomic.
   mutable std::atomic<int64_t> last_access{0};
 
@@ -106,6 +108,7 @@ struct Entry {
         mem_size(o.mem_size),
         type(o.type),
         compressed(o.compressed),
+        stamp(o.stamp),
         last_access(o.last_access.load(std::memory_order_relaxed)) {}
   Entry& operator=(Entry&& o) noexcept {
     value = std::move(o.value);
@@ -116,6 +119,7 @@ struct Entry {
     mem_size = o.mem_size;
     type = o.type;
     compressed = o.compressed;
+    stamp = o.stamp;
     last_access.store(o.last_access.load(std::memory_order_relaxed),
                       std::memory_order_relaxed);
     return *this;
@@ -177,6 +181,16 @@ uint64_t HashEntryMem(size_t key_len, uint64_t fields_mem, bool has_ttl) {
   return EntryMem(key_len, 0, has_ttl) + sizeof(HashFields) + fields_mem;
 }
 
+// Accounted size of a tombstone (a deleted key's stamp, kept with a
+// replicator so that an older write arriving late cannot bring the key back).
+struct Tombstone {
+  Stamp stamp;
+  int64_t at_ms;  // when it was made, for collection
+};
+uint64_t TombstoneMem(size_t key_len) {
+  return sizeof(std::pair<const std::string, Tombstone>) + 1 + key_len;
+}
+
 // The replication encoding of a hash (see Mutation::value).
 std::string EncodeHash(const HashFields& h) {
   std::string out;
@@ -191,6 +205,27 @@ std::string EncodeHash(const HashFields& h) {
     out.append(v);
   }
   return out;
+}
+
+// The inverse of EncodeHash; false on a malformed encoding.
+bool DecodeHash(std::string_view in, HashFields* out) {
+  auto get_len = [&in](uint32_t* n) {
+    if (in.size() < 4) return false;
+    *n = 0;
+    for (int i = 0; i < 4; ++i) *n |= static_cast<uint32_t>(static_cast<unsigned char>(in[i])) << (8 * i);
+    in.remove_prefix(4);
+    return in.size() >= *n;
+  };
+  while (!in.empty()) {
+    uint32_t fl = 0, vl = 0;
+    if (!get_len(&fl)) return false;
+    std::string field(in.substr(0, fl));
+    in.remove_prefix(fl);
+    if (!get_len(&vl)) return false;
+    (*out)[std::move(field)] = std::string(in.substr(0, vl));
+    in.remove_prefix(vl);
+  }
+  return true;
 }
 
 // A value ready to be stored: compressed outside any lock.
@@ -250,6 +285,10 @@ class Store::Impl {
     uint64_t compressed_values ABSL_GUARDED_BY(mu) = 0;
     uint64_t compressed_original ABSL_GUARDED_BY(mu) = 0;
     uint64_t compressed_stored ABSL_GUARDED_BY(mu) = 0;
+    // With a replicator: stamps of deleted or expired keys, and the order
+    // they were made in (for collection after tombstone_ttl_ms).
+    absl::flat_hash_map<std::string, Tombstone, KeyHash, KeyEq> tombstones ABSL_GUARDED_BY(mu);
+    std::deque<std::pair<int64_t, std::string>> tombstone_order ABSL_GUARDED_BY(mu);
 
     // Counted by readers under the shared lock, hence atomic.
     mutable std::atomic<uint64_t> hits{0};
@@ -426,7 +465,7 @@ class Store::Impl {
       *removed = it != s.map.end() ? 1 : 0;
       if (*removed == 1) {
         RemoveLocked(s, it);
-        PublishLocked(Mutation::Kind::kDelete, key, nullptr);
+        PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
         changed = true;
       }
     }
@@ -461,7 +500,7 @@ class Store::Impl {
       if (it->second.type != ValueType::kString) return DelIfEqOutcome::kWrongType;
       if (!EqualsLocked(it->second, token)) return DelIfEqOutcome::kNotMatched;
       RemoveLocked(s, it);
-      PublishLocked(Mutation::Kind::kDelete, key, nullptr);
+      PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
       changed = true;
       return DelIfEqOutcome::kDeleted;
     }();
@@ -652,7 +691,7 @@ class Store::Impl {
       e.compressed = false;
       frame = std::move(e.value);
       RemoveLocked(s, it);
-      PublishLocked(Mutation::Kind::kDelete, key, nullptr);
+      PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
       changed = true;
       return Status::kOk;
     }();
@@ -684,14 +723,14 @@ class Store::Impl {
       size = it->second.original_size;
       if (expiry == SetOptions::Expiry::kAt && at_ms <= now) {
         RemoveLocked(s, it);
-        PublishLocked(Mutation::Kind::kDelete, key, nullptr);
+        PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
         changed = true;
       } else if (expiry != SetOptions::Expiry::kKeep) {
         const int64_t target = expiry == SetOptions::Expiry::kAt ? at_ms : 0;
         if (it->second.expires_at != target) {
           const Status r = SetExpiryLocked(s, it, target);
           if (r != Status::kOk) return r;
-          PublishLocked(Mutation::Kind::kExpire, key, &it->second);
+          PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
           changed = true;
         }
       }
@@ -970,13 +1009,13 @@ class Store::Impl {
       changed = true;
       if (e.hash->empty()) {  // the last field takes the key with it
         RemoveLocked(s, it);
-        PublishLocked(Mutation::Kind::kDelete, key, nullptr);
+        PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
         return Status::kOk;
       }
       Release(e.mem_size - freed, e.mem_size);
       e.mem_size -= freed;
       e.version = ++s.last_version;
-      PublishLocked(Mutation::Kind::kSet, key, &e);
+      PublishLocked(s, Mutation::Kind::kSet, key, &e);
       return Status::kOk;
     }();
     if (changed) Notify(s);
@@ -1059,13 +1098,13 @@ class Store::Impl {
       if (!*applied) return Status::kOk;
       if (at_ms <= now) {  // a time already past deletes, as in Redis
         RemoveLocked(s, it);
-        PublishLocked(Mutation::Kind::kDelete, key, nullptr);
+        PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
         changed = true;
         return Status::kOk;
       }
       const Status r = SetExpiryLocked(s, it, at_ms);
       if (r == Status::kOk) {
-        PublishLocked(Mutation::Kind::kExpire, key, &it->second);
+        PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
         changed = true;
       }
       return r;
@@ -1085,7 +1124,7 @@ class Store::Impl {
       *applied = it != s.map.end() && it->second.expires_at != 0;
       if (*applied) {
         SetExpiryLocked(s, it, 0);  // removing a TTL allocates nothing
-        PublishLocked(Mutation::Kind::kExpire, key, &it->second);
+        PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
         changed = true;
       }
     }
@@ -1137,6 +1176,33 @@ class Store::Impl {
   }
 
   void Flush() {
+    Stamp stamp;
+    if (options_.replicator != nullptr) {
+      stamp = options_.replicator->NextStamp();
+      RaiseFlushStamp(stamp);
+      ClearOlderThan(stamp);  // the newest stamp this node knows: everything
+    } else {
+      ClearShards();
+    }
+    if (options_.replicator != nullptr) {
+      Mutation m;
+      m.kind = Mutation::Kind::kFlush;
+      m.stamp = stamp;
+      options_.replicator->Publish(m);
+    }
+  }
+
+  void RaiseFlushStamp(Stamp stamp) {
+    std::lock_guard<std::mutex> l(flush_mu_);
+    if (flush_stamp_ < stamp) flush_stamp_ = stamp;
+  }
+  Stamp FlushStamp() const {
+    std::lock_guard<std::mutex> l(flush_mu_);
+    return flush_stamp_;
+  }
+
+  // Removes every entry and tombstone, a shard at a time.
+  void ClearShards() {
     for (size_t i = 0; i <= shard_mask_; ++i) {
       Shard& s = shards_[i];
       bool had = false;
@@ -1145,19 +1211,158 @@ class Store::Impl {
         had = !s.map.empty();
         uint64_t mem = 0;
         for (const auto& kv : s.map) mem += kv.second.mem_size;
+        for (const auto& t : s.tombstones) mem += TombstoneMem(t.first.size());
         used_.fetch_sub(mem, std::memory_order_relaxed);
         Map().swap(s.map);  // swap, not clear(): the table's memory goes too
         TtlIndex().swap(s.ttl);
+        s.tombstones.clear();
+        s.tombstone_order.clear();
         s.has_evict_cursor = false;
         s.compressed_values = s.compressed_original = s.compressed_stored = 0;
       }
       if (had) Notify(s);
     }
-    if (options_.replicator != nullptr) {
+  }
+
+  // --- replication --------------------------------------------------------
+
+  // Removes the entries and tombstones whose stamp is older than `stamp`:
+  // a flush removes what was written before it, in the cluster's order,
+  // and keeps what was written after it (on another node, say).
+  void ClearOlderThan(Stamp stamp) {
+    for (size_t i = 0; i <= shard_mask_; ++i) {
+      Shard& s = shards_[i];
+      bool changed = false;
+      {
+        WriterLock l(&s.mu);
+        for (auto it = s.map.begin(); it != s.map.end();) {
+          auto next = std::next(it);
+          if (it->second.stamp < stamp) {
+            RemoveLocked(s, it);
+            changed = true;
+          }
+          it = next;
+        }
+        for (auto it = s.tombstones.begin(); it != s.tombstones.end();) {
+          auto next = std::next(it);
+          if (it->second.stamp < stamp) {
+            used_.fetch_sub(TombstoneMem(it->first.size()), std::memory_order_relaxed);
+            s.tombstones.erase(it);
+          }
+          it = next;
+        }
+        s.has_evict_cursor = false;
+      }
+      if (changed) Notify(s);
+    }
+  }
+
+  bool ApplyReplicated(const Mutation& m) {
+    if (m.kind == Mutation::Kind::kFlush) {
+      if (!(FlushStamp() < m.stamp)) return false;
+      RaiseFlushStamp(m.stamp);
+      ClearOlderThan(m.stamp);
+      return true;
+    }
+    if (!KeyOk(m.key)) return false;
+    // The new state, built outside the lock.
+    Entry fresh;
+    const bool removal = m.kind == Mutation::Kind::kDelete;
+    if (!removal) {
+      fresh.type = m.type;
+      fresh.expires_at = m.expires_at_ms;
+      if (m.type == ValueType::kHash) {
+        fresh.hash = std::make_unique<HashFields>();
+        if (!DecodeHash(m.value, fresh.hash.get())) return false;
+        uint64_t fields = 0;
+        for (const auto& [f, v] : *fresh.hash) fields += FieldMem(f.size(), v.size());
+        fresh.mem_size = HashEntryMem(m.key.size(), fields, fresh.expires_at != 0);
+      } else {
+        fresh.value.assign(m.value.data(), m.value.size());
+        fresh.compressed = m.compressed;
+        fresh.original_size = m.compressed ? m.original_size : m.value.size();
+        fresh.mem_size = EntryMem(m.key.size(), fresh.value.size(), fresh.expires_at != 0);
+      }
+      fresh.stamp = m.stamp;
+    }
+    const HashedKey hk = HashKey(m.key);
+    Shard& s = ShardFor(hk);
+    bool changed = false;
+    {
+      WriterLock l(&s.mu);
+      if (!(FlushStamp() < m.stamp)) return false;  // a later flush removed it
+      const int64_t now = clock_->NowMs();
+      auto it = s.map.find(hk);
+      Stamp current;
+      if (it != s.map.end()) {
+        current = it->second.stamp;
+      } else if (auto t = s.tombstones.find(hk); t != s.tombstones.end()) {
+        current = t->second.stamp;
+      }
+      if (!(current < m.stamp)) return false;  // this node has the same or newer
+      if (removal || (fresh.expires_at != 0 && fresh.expires_at <= now)) {
+        if (it != s.map.end()) RemoveLocked(s, it);
+        TombstoneLocked(s, m.key, m.stamp, now);
+      } else {
+        uint64_t unused = 0;
+        if (!InstallLocked(s, &it, hk, &fresh, /*force=*/true, now, &unused)) return false;
+        ForgetTombstoneLocked(s, m.key);
+      }
+      changed = true;
+    }
+    Notify(s);
+    return changed;
+  }
+
+  void ForEachForSync(absl::FunctionRef<void(const Mutation&)> fn) const {
+    const Stamp flushed = FlushStamp();
+    if (!flushed.empty()) {
       Mutation m;
       m.kind = Mutation::Kind::kFlush;
-      options_.replicator->Publish(m);
+      m.stamp = flushed;
+      fn(m);
     }
+    for (size_t i = 0; i <= shard_mask_; ++i) {
+      Shard& s = shards_[i];
+      ReaderLock l(&s.mu);
+      const int64_t now = clock_->NowMs();
+      for (const auto& [k, e] : s.map) {
+        if (IsExpired(e, now)) continue;
+        Mutation m;
+        m.kind = Mutation::Kind::kSet;
+        m.key = k;
+        m.type = e.type;
+        std::string encoded;
+        if (e.type == ValueType::kHash) {
+          encoded = EncodeHash(*e.hash);
+          m.value = encoded;
+        } else {
+          m.value = e.value;
+        }
+        m.compressed = e.compressed;
+        m.original_size = e.original_size;
+        m.expires_at_ms = e.expires_at;
+        m.version = e.version;
+        m.stamp = e.stamp;
+        fn(m);
+      }
+      for (const auto& [k, t] : s.tombstones) {
+        Mutation m;
+        m.kind = Mutation::Kind::kDelete;
+        m.key = k;
+        m.stamp = t.stamp;
+        fn(m);
+      }
+    }
+  }
+
+  uint64_t TombstoneCount() const {
+    uint64_t n = 0;
+    for (size_t i = 0; i <= shard_mask_; ++i) {
+      ReaderLock l(&shards_[i].mu);
+      n += shards_[i].tombstones.size();
+    }
+    return n;
   }
 
   Status Rename(std::string_view src, std::string_view dst, bool only_if_absent,
@@ -1201,11 +1406,11 @@ class Store::Impl {
       changed = true;
       if (at_ms <= now) {
         RemoveLocked(s, it);
-        PublishLocked(Mutation::Kind::kDelete, key, nullptr);
+        PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
         return Status::kOk;
       }
       const Status r = SetExpiryLocked(s, it, at_ms);
-      if (r == Status::kOk) PublishLocked(Mutation::Kind::kExpire, key, &it->second);
+      if (r == Status::kOk) PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
       return r;
     }();
     if (changed) Notify(s);
@@ -1396,14 +1601,12 @@ class Store::Impl {
             break;
           }
           auto it = s.map.find(std::string_view(s.ttl.begin()->key));
-          RemoveLocked(s, it);  // erases the index node too
+          ExpireLocked(s, it, now);  // erases the index node too
           ++removed;
         }
+        CollectTombstonesLocked(s, now);
       }
-      if (removed > 0) {
-        s.expired.fetch_add(removed, std::memory_order_relaxed);
-        Notify(s);
-      }
+      if (removed > 0) Notify(s);
       total += removed;
     }
     return total;
@@ -1539,14 +1742,22 @@ class Store::Impl {
     s.map.erase(it);
   }
 
+  // Removes the expired entry at `it`.  With a replicator the key keeps a
+  // tombstone with the entry's stamp: its expiry is absolute, so every node
+  // removes it too, and an older write arriving later must not revive it.
+  void ExpireLocked(Shard& s, Map::iterator it, int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    if (options_.replicator != nullptr) TombstoneLocked(s, it->first, it->second.stamp, now);
+    RemoveLocked(s, it);
+    s.expired.fetch_add(1, std::memory_order_relaxed);
+  }
+
   // Finds `hk` for a write.  An expired entry met here is removed (lazy
   // expiry), reported as absent, and sets *changed.
   Map::iterator FindLiveForWriteLocked(Shard& s, const HashedKey& hk, int64_t now,
                                        bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     auto it = s.map.find(hk);
     if (it != s.map.end() && IsExpired(it->second, now)) {
-      RemoveLocked(s, it);
-      s.expired.fetch_add(1, std::memory_order_relaxed);
+      ExpireLocked(s, it, now);
       *changed = true;
       return s.map.end();
     }
@@ -1572,11 +1783,36 @@ class Store::Impl {
   Status PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, Prepared* p,
                    int64_t expires_at, int64_t now, uint64_t* shortfall, bool* changed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    Entry fresh;
+    fresh.value = std::move(p->stored);
+    fresh.original_size = p->original_size;
+    fresh.compressed = p->compressed;
+    fresh.type = ValueType::kString;
+    fresh.expires_at = expires_at;
+    fresh.mem_size = EntryMem(hk.key.size(), fresh.value.size(), expires_at != 0);
+    if (!InstallLocked(s, &it, hk, &fresh, /*force=*/false, now, shortfall)) {
+      p->stored = std::move(fresh.value);  // kept for a retry after eviction
+      return Status::kOutOfMemory;
+    }
+    PublishLocked(s, Mutation::Kind::kSet, hk.key, &it->second);
+    *changed = true;
+    return Status::kOk;
+  }
+
+  // Puts `fresh` (value or hash, type, compression, expiry, mem_size) in
+  // place of the entry at *it (or a new one when *it == end) and points *it
+  // at it.  All or nothing: on false (the limit refused the growth, or an
+  // allocation failed) nothing changed and fresh is untouched.  `force`
+  // accounts the growth whatever the limit (replicated state).
+  bool InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& hk, Entry* fresh, bool force,
+                     int64_t now, uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    Map::iterator& it = *itp;
     const bool exists = it != s.map.end();
     const uint64_t old_mem = exists ? it->second.mem_size : 0;
     const int64_t old_expiry = exists ? it->second.expires_at : 0;
-    const uint64_t new_mem = EntryMem(hk.key.size(), p->stored.size(), expires_at != 0);
-    if (!Reserve(new_mem, old_mem, false, shortfall)) return Status::kOutOfMemory;
+    const int64_t expires_at = fresh->expires_at;
+    const uint64_t new_mem = fresh->mem_size;
+    if (!Reserve(new_mem, old_mem, force, shortfall)) return false;
 
     // The steps that allocate come first, and are undone if one throws.
     bool ttl_inserted = false;
@@ -1592,7 +1828,8 @@ class Store::Impl {
     } catch (const std::bad_alloc&) {
       if (ttl_inserted) s.ttl.erase(TtlRef{expires_at, hk.key});
       Unreserve(new_mem, old_mem);
-      return Status::kOutOfMemory;
+      *shortfall = 0;
+      return false;
     }
 
     // Nothing below allocates.
@@ -1601,20 +1838,19 @@ class Store::Impl {
       TrackCompressedLocked(s, e, false);
       if (old_expiry != 0 && old_expiry != expires_at) s.ttl.erase(TtlRef{old_expiry, it->first});
     }
-    e.value = std::move(p->stored);
-    e.hash.reset();  // a string replaces a hash, as SET does in Redis
-    e.original_size = p->original_size;
-    e.compressed = p->compressed;
-    e.type = ValueType::kString;
+    e.value = std::move(fresh->value);
+    e.hash = std::move(fresh->hash);  // a string replaces a hash, as SET does
+    e.original_size = fresh->original_size;
+    e.compressed = fresh->compressed;
+    e.type = fresh->type;
     e.expires_at = expires_at;
     e.mem_size = new_mem;
+    e.stamp = fresh->stamp;
     e.version = ++s.last_version;
     e.last_access.store(now, std::memory_order_relaxed);
     TrackCompressedLocked(s, e, true);
     Release(new_mem, old_mem);
-    PublishLocked(Mutation::Kind::kSet, hk.key, &e);
-    *changed = true;
-    return Status::kOk;
+    return true;
   }
 
   // Gives the live entry at `it` expiry `at_ms` (0 = none), keeping the
@@ -1732,8 +1968,8 @@ class Store::Impl {
     TrackCompressedLocked(b, de, true);
     a.map.erase(src);
     Release(new_mem, old_mem);
-    PublishLocked(Mutation::Kind::kDelete, hs.key, nullptr);
-    PublishLocked(Mutation::Kind::kSet, hd.key, &de);
+    PublishLocked(a, Mutation::Kind::kDelete, hs.key, nullptr);
+    PublishLocked(b, Mutation::Kind::kSet, hd.key, &de);
     *renamed = true;
     *changed = true;
     return Status::kOk;
@@ -1821,7 +2057,7 @@ class Store::Impl {
       e.version = ++s.last_version;
       e.last_access.store(now, std::memory_order_relaxed);
       TrackCompressedLocked(s, e, true);
-      PublishLocked(Mutation::Kind::kSet, keys[i].key, &e);
+      PublishLocked(s, Mutation::Kind::kSet, keys[i].key, &e);
       changed->push_back(&s);
     }
     Release(new_total, old_total);
@@ -1908,20 +2144,24 @@ class Store::Impl {
     e.version = ++s.last_version;
     e.last_access.store(now, std::memory_order_relaxed);
     Release(new_mem, old_mem);
-    PublishLocked(Mutation::Kind::kSet, hk.key, &e);
+    PublishLocked(s, Mutation::Kind::kSet, hk.key, &e);
     *changed = true;
     return Status::kOk;
   }
 
   // Hands a mutation to the replicator while the shard lock is held, so that
-  // changes to one key reach it in the order they were applied.
-  void PublishLocked(Mutation::Kind kind, std::string_view key, const Entry* e) const {
+  // changes to one key reach it in the order they were applied: stamps it
+  // first (the entry keeps its stamp; a deletion leaves a tombstone).
+  void PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     if (options_.replicator == nullptr) return;
     Mutation m;
     m.kind = kind;
     m.key = key;
+    m.stamp = options_.replicator->NextStamp();
     std::string encoded;
     if (e != nullptr) {
+      e->stamp = m.stamp;
       m.type = e->type;
       if (e->type == ValueType::kHash) {
         encoded = EncodeHash(*e->hash);
@@ -1930,10 +2170,54 @@ class Store::Impl {
         m.value = e->value;
       }
       m.compressed = e->compressed;
+      m.original_size = e->original_size;
       m.expires_at_ms = e->expires_at;
       m.version = e->version;
+      ForgetTombstoneLocked(s, key);
+    } else if (kind == Mutation::Kind::kDelete) {
+      TombstoneLocked(s, key, m.stamp, clock_->NowMs());
     }
     options_.replicator->Publish(m);
+  }
+
+  // Records that `key` was deleted (or expired) by the write `stamp`.  A
+  // tombstone that cannot be allocated is skipped: a late older write could
+  // then revive the key on this node (the cluster's full sync corrects it).
+  void TombstoneLocked(Shard& s, std::string_view key, Stamp stamp, int64_t now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    if (options_.replicator == nullptr) return;
+    try {
+      auto [t, inserted] = s.tombstones.try_emplace(std::string(key), Tombstone{stamp, now});
+      if (!inserted) {
+        if (t->second.stamp < stamp) t->second = Tombstone{stamp, now};
+      } else {
+        used_.fetch_add(TombstoneMem(key.size()), std::memory_order_relaxed);
+      }
+      s.tombstone_order.emplace_back(now, std::string(key));
+    } catch (const std::bad_alloc&) {
+    }
+  }
+
+  void ForgetTombstoneLocked(Shard& s, std::string_view key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    auto t = s.tombstones.find(key);
+    if (t == s.tombstones.end()) return;
+    used_.fetch_sub(TombstoneMem(key.size()), std::memory_order_relaxed);
+    s.tombstones.erase(t);
+  }
+
+  // Drops tombstones older than the TTL (and order records of tombstones
+  // replaced since).
+  void CollectTombstonesLocked(Shard& s, int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    while (!s.tombstone_order.empty() &&
+           s.tombstone_order.front().first + options_.tombstone_ttl_ms <= now) {
+      const auto& [at, key] = s.tombstone_order.front();
+      auto t = s.tombstones.find(std::string_view(key));
+      if (t != s.tombstones.end() && t->second.at_ms == at) {
+        used_.fetch_sub(TombstoneMem(key.size()), std::memory_order_relaxed);
+        s.tombstones.erase(t);
+      }
+      s.tombstone_order.pop_front();
+    }
   }
 
   // Wakes WaitForChange callers on `s`.  Called after a change, unlocked.
@@ -2039,9 +2323,13 @@ class Store::Impl {
       s.has_evict_cursor = it != victim;
       if (s.has_evict_cursor) s.evict_cursor = it->first;
       freed = victim->second.mem_size;
-      RemoveLocked(s, victim);
+      if (was_expired) {
+        ExpireLocked(s, victim, now);
+      } else {
+        RemoveLocked(s, victim);  // eviction is this node's own decision
+        s.evicted.fetch_add(1, std::memory_order_relaxed);
+      }
     }
-    (was_expired ? s.expired : s.evicted).fetch_add(1, std::memory_order_relaxed);
     Notify(s);
     return freed;
   }
@@ -2067,6 +2355,9 @@ class Store::Impl {
   const std::unique_ptr<Shard[]> shards_;
   std::atomic<uint64_t> used_{0};
   std::atomic<size_t> next_evict_shard_{0};
+
+  mutable std::mutex flush_mu_;
+  Stamp flush_stamp_;  // guarded by flush_mu_: the newest flush seen (replication)
 
   std::mutex sweep_mu_;
   std::condition_variable sweep_cv_;
@@ -2324,6 +2615,16 @@ Status Store::Inspect(std::string_view key, EntryInfo* info) const {
 }
 
 StoreStats Store::Stats() const { return impl_->Stats(); }
+
+bool Store::ApplyReplicated(const Mutation& m) {
+  return OomGuard(false, [&] { return impl_->ApplyReplicated(m); });
+}
+
+void Store::ForEachForSync(absl::FunctionRef<void(const Mutation&)> fn) const {
+  impl_->ForEachForSync(fn);
+}
+
+uint64_t Store::TombstoneCount() const { return impl_->TombstoneCount(); }
 
 size_t Store::SweepExpired(size_t budget_per_shard) {
   bool more = false;

@@ -50,6 +50,10 @@ struct StoreOptions {
   // yields the shard lock and schedules another pass at once.
   size_t sweep_budget = 64;
 
+  // With a replicator: how long a deleted key's tombstone is kept, so that an
+  // older write arriving late (a partition healing) cannot bring it back.
+  int64_t tombstone_ttl_ms = 10 * 60 * 1000;
+
   // Not owned; must outlive the store.  Null = SystemClock().
   const Clock* clock = nullptr;
   // Not owned; must outlive the store.  Null = a single node, decide locally.

@@ -7,6 +7,7 @@
 #define EPHPM_REPLICATOR_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "ephpm/types.h"
@@ -60,6 +61,16 @@ class Replicator {
     (void)guard_key, (void)token, (void)key, (void)value, (void)ttl_ms;
     return Routed<SetIfEqOutcome>::Local();
   }
+
+  // The stamp for a local client write, asked while the key's shard lock is
+  // held (so one key's stamps increase in the order its writes apply).
+  // The default, no stamp, is right for a single node.  REQUIRES: fast,
+  // thread-safe, no I/O.
+  virtual Stamp NextStamp() { return Stamp{}; }
+
+  // "name:value" lines describing the cluster for INFO and ephpm_kv_info();
+  // "" for none.
+  virtual std::string Describe() const { return ""; }
 
   // Called after a mutation is applied, while the key's shard lock is still
   // held, so calls for one key arrive in the order they were applied.

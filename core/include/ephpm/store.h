@@ -307,6 +307,26 @@ class Store {
   Status WaitForChange(std::string_view key, uint64_t last_version,
                        int64_t timeout_ms, WaitResult* result) const;
 
+  // --- replication --------------------------------------------------------
+  // Used by a cluster's Replicator; a single node never calls these.
+
+  // Applies a mutation another node published, if its stamp is newer than
+  // what this node has for the key (its entry, or the tombstone of its
+  // deletion or expiry): last writer wins, so every node that has seen the
+  // same writes holds the same state.  A kFlush removes every entry and
+  // tombstone older than its stamp.  Not refused for memory (a node cannot
+  // decline the cluster's state); not published again.  Returns whether it
+  // changed anything.  REQUIRES: m.stamp is set.
+  bool ApplyReplicated(const Mutation& m);
+
+  // Calls fn for every live entry and tombstone, as the mutations that
+  // would recreate them (with their stamps), a shard at a time under its
+  // read lock; first a kFlush when a flush stamp is set.  fn must only copy.
+  void ForEachForSync(absl::FunctionRef<void(const Mutation&)> fn) const;
+
+  // Tombstones currently kept.
+  uint64_t TombstoneCount() const;
+
   // --- introspection ------------------------------------------------------
 
   // Details of a live entry; kNotFound when missing or expired.

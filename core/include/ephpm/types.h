@@ -45,8 +45,25 @@ enum class SetIfEqOutcome : int {
   kInvalidArgument = 5,   // a key, the token or the value too long; negative TTL
 };
 
-// One change to the store, as handed to Replicator::Publish.  The views point
-// into the store and are valid only during the call.
+// A write's place in the cluster-wide order, for last-writer-wins: a hybrid
+// logical clock reading ((wall ms << 16) | counter) and a hash of the writing
+// node's id as the tie-break.  {0, 0} means "not stamped" (a single node).
+struct Stamp {
+  uint64_t hlc = 0;
+  uint64_t node = 0;
+  friend bool operator<(const Stamp& a, const Stamp& b) {
+    return a.hlc != b.hlc ? a.hlc < b.hlc : a.node < b.node;
+  }
+  friend bool operator==(const Stamp& a, const Stamp& b) {
+    return a.hlc == b.hlc && a.node == b.node;
+  }
+  bool empty() const { return hlc == 0 && node == 0; }
+};
+
+// One change to the store, as handed to Replicator::Publish (and taken back
+// by Store::ApplyReplicated on another node).  A set or expire carries the
+// key's whole state, so replication is state-based: the newest stamp wins.
+// The views point into the store and are valid only during the call.
 struct Mutation {
   enum class Kind : uint8_t {
     kSet,     // key now holds `value` (stored bytes) with `expires_at_ms`
@@ -61,8 +78,10 @@ struct Mutation {
   // <u32 field length><field><u32 value length><value> (little endian).
   std::string_view value;
   bool compressed = false;
-  int64_t expires_at_ms = 0;  // absolute, 0 = none
-  uint64_t version = 0;       // the key's version after the change
+  uint64_t original_size = 0;  // the value's length before compression
+  int64_t expires_at_ms = 0;   // absolute, 0 = none
+  uint64_t version = 0;        // the key's version after the change (local)
+  Stamp stamp;                 // where the change stands in the cluster's order
 };
 
 }  // namespace ephpm

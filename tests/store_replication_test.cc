@@ -1,0 +1,306 @@
+// State-based replication between stores: stamps, last writer wins,
+// tombstones for deletions and expiries, flushes, and the full sync.  Two or
+// three stores exchange mutations by hand, in the orders a network could
+// deliver them.
+
+#include <catch2/catch.hpp>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ephpm/store.h"
+#include "test_util.h"
+
+using ephpm::ManualClock;
+using ephpm::Mutation;
+using ephpm::Stamp;
+using ephpm::Status;
+using ephpm::Store;
+using ephpm_test::MakeStore;
+using ephpm_test::NoSweeper;
+
+namespace {
+
+// A mutation with its own copies of the bytes.
+struct Owned {
+  Mutation::Kind kind;
+  std::string key, value;
+  ephpm::ValueType type;
+  bool compressed;
+  uint64_t original_size;
+  int64_t expires_at_ms;
+  Stamp stamp;
+
+  Mutation View() const {
+    Mutation m;
+    m.kind = kind;
+    m.key = key;
+    m.value = value;
+    m.type = type;
+    m.compressed = compressed;
+    m.original_size = original_size;
+    m.expires_at_ms = expires_at_ms;
+    m.stamp = stamp;
+    return m;
+  }
+};
+
+Owned Copy(const Mutation& m) {
+  return Owned{m.kind, std::string(m.key), std::string(m.value), m.type, m.compressed,
+               m.original_size, m.expires_at_ms, m.stamp};
+}
+
+// Stamps with a counter shared by the "cluster" (so the test decides the
+// order) and records what it publishes.
+class Recorder : public ephpm::Replicator {
+ public:
+  Recorder(uint64_t node, uint64_t* clock) : node_(node), clock_(clock) {}
+  Stamp NextStamp() override { return Stamp{++*clock_, node_}; }
+  void Publish(const Mutation& m) override { log.push_back(Copy(m)); }
+  std::vector<Owned> Take() { return std::move(log); }
+  std::vector<Owned> log;
+
+ private:
+  uint64_t node_;
+  uint64_t* clock_;
+};
+
+struct Node {
+  Node(uint64_t id, uint64_t* hlc, ManualClock* clock, size_t shards = 64)
+      : rep(id, hlc) {
+    auto o = NoSweeper();
+    o.replicator = &rep;
+    o.shards = shards;
+    o.tombstone_ttl_ms = 60000;
+    store = MakeStore(o, clock);
+  }
+  Recorder rep;
+  std::unique_ptr<Store> store;
+};
+
+void Deliver(const std::vector<Owned>& log, Store& to) {
+  for (const Owned& m : log) to.ApplyReplicated(m.View());
+}
+
+std::string GetOr(Store& s, std::string_view key) {
+  std::string v;
+  const Status st = s.Get(key, &v);
+  return st == Status::kOk ? v : "<missing>";
+}
+
+}  // namespace
+
+TEST_CASE("a replicated set carries the value, its TTL and its stamp", "[replication]") {
+  ManualClock clock;
+  uint64_t hlc = 100;
+  Node a(1, &hlc, &clock), b(2, &hlc, &clock);
+  REQUIRE(a.store->Set("k", "v", 5000) == Status::kOk);
+  const auto log = a.rep.Take();
+  REQUIRE(log.size() == 1);
+  CHECK(log[0].stamp == (Stamp{101, 1}));
+  Deliver(log, *b.store);
+  CHECK(GetOr(*b.store, "k") == "v");
+  int64_t ttl = 0;
+  REQUIRE(b.store->Pttl("k", &ttl) == Status::kOk);
+  CHECK(ttl == 5000);
+  CHECK(b.rep.Take().empty());  // applying is not publishing again
+  Deliver(log, *b.store);       // a duplicate changes nothing
+  CHECK(GetOr(*b.store, "k") == "v");
+}
+
+TEST_CASE("concurrent writes settle on the newest stamp whatever the delivery order",
+          "[replication]") {
+  ManualClock clock;
+  uint64_t hlc = 0;
+  Node a(1, &hlc, &clock), b(2, &hlc, &clock), c(3, &hlc, &clock);
+  REQUIRE(a.store->Set("k", "from a") == Status::kOk);  // stamp 1
+  REQUIRE(b.store->Set("k", "from b") == Status::kOk);  // stamp 2
+  REQUIRE(c.store->Set("k", "from c") == Status::kOk);  // stamp 3
+  auto la = a.rep.Take(), lb = b.rep.Take(), lc = c.rep.Take();
+  // As if c's clock were behind: its write is the oldest; b's is the newest.
+  lc[0].stamp = Stamp{0, 3};
+  for (auto& order : std::vector<std::vector<const std::vector<Owned>*>>{
+           {&la, &lb, &lc}, {&lc, &lb, &la}, {&lb, &lc, &la}}) {
+    Node n(9, &hlc, &clock);
+    for (const auto* log : order) Deliver(*log, *n.store);
+    CHECK(GetOr(*n.store, "k") == "from b");
+  }
+  Deliver(lb, *a.store);
+  Deliver(la, *b.store);
+  CHECK(GetOr(*a.store, "k") == "from b");
+  CHECK(GetOr(*b.store, "k") == "from b");
+  // Equal clock readings: the node id breaks the tie, the same way everywhere.
+  la[0].stamp = Stamp{50, 1};
+  lb[0].stamp = Stamp{50, 2};
+  Node x(7, &hlc, &clock), y(8, &hlc, &clock);
+  Deliver(la, *x.store);
+  Deliver(lb, *x.store);
+  Deliver(lb, *y.store);
+  Deliver(la, *y.store);
+  CHECK(GetOr(*x.store, "k") == GetOr(*y.store, "k"));
+}
+
+TEST_CASE("a deleted key stays deleted when an older write arrives late", "[replication]") {
+  ManualClock clock;
+  uint64_t hlc = 0;
+  Node a(1, &hlc, &clock), b(2, &hlc, &clock);
+  REQUIRE(a.store->Set("k", "old") == Status::kOk);
+  const auto old_write = a.rep.Take();
+  int64_t n = 0;
+  REQUIRE(b.store->Set("k", "newer") == Status::kOk);
+  REQUIRE(b.store->Del("k", &n) == Status::kOk);
+  const auto b_log = b.rep.Take();
+  CHECK(b.store->TombstoneCount() == 1);
+  Deliver(old_write, *b.store);  // older than the tombstone
+  CHECK(GetOr(*b.store, "k") == "<missing>");
+  Deliver(b_log, *a.store);
+  CHECK(GetOr(*a.store, "k") == "<missing>");
+  CHECK(a.store->TombstoneCount() == 1);
+  // A newer write brings it back, and takes the tombstone away.
+  REQUIRE(a.store->Set("k", "again") == Status::kOk);
+  Deliver(a.rep.Take(), *b.store);
+  CHECK(GetOr(*b.store, "k") == "again");
+  CHECK(b.store->TombstoneCount() == 0);
+  CHECK(a.store->TombstoneCount() == 0);
+}
+
+TEST_CASE("del_if_eq's removal replicates as a deletion", "[replication][lock]") {
+  ManualClock clock;
+  uint64_t hlc = 0;
+  Node a(1, &hlc, &clock), b(2, &hlc, &clock);
+  REQUIRE(a.store->SetNx("lock", "tok", 30000) == ephpm::SetNxOutcome::kInserted);
+  Deliver(a.rep.Take(), *b.store);
+  CHECK(GetOr(*b.store, "lock") == "tok");
+  REQUIRE(a.store->DelIfEq("lock", "tok") == ephpm::DelIfEqOutcome::kDeleted);
+  Deliver(a.rep.Take(), *b.store);
+  CHECK(GetOr(*b.store, "lock") == "<missing>");
+}
+
+TEST_CASE("an expired key leaves a tombstone, so an older write cannot revive it",
+          "[replication][ttl]") {
+  ManualClock clock;
+  uint64_t hlc = 0;
+  Node a(1, &hlc, &clock), b(2, &hlc, &clock);
+  REQUIRE(b.store->Set("k", "older, no TTL") == Status::kOk);  // stamp 1
+  const auto b_log = b.rep.Take();
+  REQUIRE(a.store->Set("k", "newer", 1000) == Status::kOk);     // stamp 2
+  Deliver(a.rep.Take(), *b.store);
+  clock.Advance(1000);
+  a.store->SweepExpired(100);
+  b.store->SweepExpired(100);
+  CHECK(a.store->TombstoneCount() == 1);
+  CHECK(b.store->TombstoneCount() == 1);
+  Deliver(b_log, *a.store);  // arrives after a reaped its newer entry
+  CHECK(GetOr(*a.store, "k") == "<missing>");
+  CHECK(GetOr(*b.store, "k") == "<missing>");
+  // A write whose expiry has already passed when it arrives is absent too.
+  REQUIRE(a.store->Set("j", "short", 10) == Status::kOk);
+  const auto j = a.rep.Take();
+  clock.Advance(10);
+  Deliver(j, *b.store);
+  CHECK(GetOr(*b.store, "j") == "<missing>");
+}
+
+TEST_CASE("a replicated flush removes what is older than it, not what is newer",
+          "[replication]") {
+  ManualClock clock;
+  uint64_t hlc = 0;
+  Node a(1, &hlc, &clock), b(2, &hlc, &clock);
+  REQUIRE(b.store->Set("early", "x") == Status::kOk);  // stamp 1
+  const auto early = b.rep.Take();
+  Deliver(early, *a.store);
+  a.store->Flush();  // stamp 2
+  const auto flush = a.rep.Take();
+  REQUIRE(flush.size() == 1);
+  REQUIRE(b.store->Set("late", "y") == Status::kOk);  // stamp 3
+  const auto late = b.rep.Take();
+  Deliver(flush, *b.store);
+  CHECK(GetOr(*b.store, "early") == "<missing>");
+  CHECK(GetOr(*b.store, "late") == "y");  // written after the flush: kept
+  Deliver(late, *a.store);
+  CHECK(GetOr(*a.store, "late") == "y");
+  Deliver(early, *a.store);  // older than the flush: refused
+  CHECK(GetOr(*a.store, "early") == "<missing>");
+  CHECK(a.store->Stats().memory_used > 0);
+}
+
+TEST_CASE("hashes and compressed values replicate intact", "[replication][hash]") {
+  ManualClock clock;
+  uint64_t hlc = 0;
+  auto o = NoSweeper();
+  Recorder rep(1, &hlc);
+  o.replicator = &rep;
+  o.compression = ephpm::Compression::kZstd;
+  o.compression_threshold = 32;
+  auto a = MakeStore(o, &clock);
+  Node b(2, &hlc, &clock);
+  int64_t n = 0;
+  REQUIRE(a->HSet("h", {{"f", "1"}, {"g", std::string(3, '\0')}}, false, &n) == Status::kOk);
+  REQUIRE(a->HIncrBy("h", "f", 41, &n) == Status::kOk);
+  const std::string big(1000, 'z');
+  REQUIRE(a->Set("big", big) == Status::kOk);
+  ephpm::EntryInfo info;
+  REQUIRE(a->Inspect("big", &info) == Status::kOk);
+  REQUIRE(info.compressed);
+  Deliver(rep.Take(), *b.store);
+  std::string v;
+  REQUIRE(b.store->HGet("h", "f", &v) == Status::kOk);
+  CHECK(v == "42");
+  REQUIRE(b.store->HGet("h", "g", &v) == Status::kOk);
+  CHECK(v == std::string(3, '\0'));
+  CHECK(GetOr(*b.store, "big") == big);
+  CHECK(b.store->Stats().memory_used > 0);
+}
+
+TEST_CASE("a full sync brings a fresh node to the same state, tombstones included",
+          "[replication][sync]") {
+  ManualClock clock;
+  uint64_t hlc = 0;
+  Node a(1, &hlc, &clock, 8), fresh(2, &hlc, &clock, 64);  // shard counts may differ
+  int64_t n = 0;
+  for (int i = 0; i < 500; ++i) {
+    REQUIRE(a.store->Set("k" + std::to_string(i), "v" + std::to_string(i), i % 2 ? 60000 : 0) ==
+            Status::kOk);
+  }
+  REQUIRE(a.store->HSet("h", {{"f", "v"}}, false, &n) == Status::kOk);
+  REQUIRE(a.store->Del("k7", &n) == Status::kOk);
+  a.rep.Take();
+  std::vector<Owned> snapshot;
+  a.store->ForEachForSync([&](const Mutation& m) { snapshot.push_back(Copy(m)); });
+  Deliver(snapshot, *fresh.store);
+  CHECK(fresh.store->DbSize() == a.store->DbSize());
+  CHECK(fresh.store->TombstoneCount() == 1);
+  for (int i = 0; i < 500; ++i) {
+    const std::string k = "k" + std::to_string(i);
+    CHECK(GetOr(*fresh.store, k) == GetOr(*a.store, k));
+  }
+  int64_t ttl = 0;
+  REQUIRE(fresh.store->Pttl("k1", &ttl) == Status::kOk);
+  CHECK(ttl == 60000);  // the same absolute expiry
+  std::string v;
+  CHECK(fresh.store->HGet("h", "f", &v) == Status::kOk);
+  // Syncing the other way changes nothing: same stamps.
+  std::vector<Owned> back;
+  fresh.store->ForEachForSync([&](const Mutation& m) { back.push_back(Copy(m)); });
+  const auto before = a.store->Stats();
+  Deliver(back, *a.store);
+  CHECK(a.store->Stats().keys == before.keys);
+}
+
+TEST_CASE("tombstones are accounted and collected after their TTL", "[replication][memory]") {
+  ManualClock clock;
+  uint64_t hlc = 0;
+  Node a(1, &hlc, &clock);
+  int64_t n = 0;
+  for (int i = 0; i < 100; ++i) REQUIRE(a.store->Set("k" + std::to_string(i), "v") == Status::kOk);
+  for (int i = 0; i < 100; ++i) REQUIRE(a.store->Del("k" + std::to_string(i), &n) == Status::kOk);
+  CHECK(a.store->TombstoneCount() == 100);
+  CHECK(a.store->Stats().memory_used > 0);  // the tombstones
+  clock.Advance(59999);
+  a.store->SweepExpired(1000);
+  CHECK(a.store->TombstoneCount() == 100);
+  clock.Advance(1);
+  a.store->SweepExpired(1000);
+  CHECK(a.store->TombstoneCount() == 0);
+  CHECK(a.store->Stats().memory_used == 0);
+}
