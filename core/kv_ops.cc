@@ -225,6 +225,23 @@ int OpGetInto(void* ctx, const char* key, size_t key_len, char* buf, size_t buf_
   return C(st);
 }
 
+int OpClusterInfo(void* ctx, char** text, size_t* text_len) {
+  const Replicator* r = S(ctx)->options().replicator;
+  const std::string lines = r != nullptr ? r->Describe() : std::string();
+  if (lines.empty()) {
+    *text = nullptr;
+    *text_len = 0;
+    return EPHPM_KV_OK;
+  }
+  char* out = static_cast<char*>(std::malloc(lines.size() + 1));
+  if (out == nullptr) return EPHPM_KV_OUT_OF_MEMORY;
+  std::memcpy(out, lines.data(), lines.size());
+  out[lines.size()] = '\0';
+  *text = out;
+  *text_len = lines.size();
+  return EPHPM_KV_OK;
+}
+
 int OpInfo(void* ctx, ephpm_kv_info* info) {
   const StoreStats st = S(ctx)->Stats();
   ephpm_kv_info full{};
@@ -269,6 +286,7 @@ ephpm_kv_ops MakeKvOps(Store* store) {
   ops.info = OpInfo;
   ops.set_if_eq = OpSetIfEq;
   ops.get_into = OpGetInto;
+  ops.cluster_info = OpClusterInfo;
   return ops;
 }
 

@@ -79,6 +79,9 @@ function ephpm_kv_wait(string $key, int $last_version, int $timeout_ms): array|f
 
 /**
  * Store figures: keys, memory_used, memory_limit, hits, misses, expired,
- * evicted, compressed_values, compression_ratio, mode ("host" or "standalone").
+ * evicted, compressed_values, compression_ratio, mode ("host" or "standalone"),
+ * the session lock counters, and cluster: null on a single node, else this
+ * node's view (node_id, address, incarnation, known, alive, members: each
+ * with id, address, state "alive"/"suspect"/"dead" and incarnation).
  */
 function ephpm_kv_info(): array {}

@@ -61,6 +61,7 @@ session_lock_waits         int
 session_lock_timeouts      int
 session_stale_releases_refused int
 session_fenced_writes_refused int
+cluster                    null
 int(0)
 int(0)
 int(0)

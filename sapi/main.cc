@@ -5,6 +5,8 @@
 //   ephpm --docroot examples/                    HTTP on 127.0.0.1:8131
 //   ephpm --docroot app/ --resp 127.0.0.1:6380   ... and RESP
 //   ephpm --resp 127.0.0.1:6380                  RESP only
+//   ephpm ... --cluster-node-id b --cluster-join 127.0.0.1:7000
+//                                                one node of a cluster
 
 #include <signal.h>
 #include <time.h>
@@ -23,6 +25,7 @@
 #include "ephpm/number_text.h"
 #include "ephpm/settings.h"
 #include "ephpm/store.h"
+#include "node.h"
 #include "resp/server.h"
 
 #ifdef EPHPM_WITH_PHP
@@ -56,6 +59,13 @@ const char kUsage[] =
     "  --max-body-size SIZE     largest request body (default 64M; larger: 413)\n"
     "  --max-header-size SIZE   largest request head (default 16K; larger: 431)\n"
     "  --request-timeout SECS   time to receive a request (default 60; then 408)\n"
+    "  --cluster-node-id ID     be a node of a cluster, named ID (unique in the cluster)\n"
+    "  --cluster-listen ADDR    the node-to-node address (default 127.0.0.1:0: a free\n"
+    "                           port on loopback; the bound address is printed)\n"
+    "  --cluster-join ADDR,...  members to join through (any one that answers is enough)\n"
+    "  --cluster-probe-interval MS     failure detection period (default 200)\n"
+    "  --cluster-suspicion-timeout MS  suspect to dead (default 1000)\n"
+    "  --cluster-request-timeout MS    a node-to-node request (default 500)\n"
     "  --log-level LEVEL        error, warn, info (default; one access line per request)\n"
     "                           or debug\n"
     "  -h, --help               this text\n"
@@ -109,6 +119,8 @@ int main(int argc, char** argv) {
   uint64_t max_body = 64ull << 20, max_header = 16 << 10;
   int64_t request_timeout = 60;
   int64_t workers = 0;  // 0: the default for this PHP
+  ephpm::cluster::ClusterOptions cluster;
+  bool want_cluster = false, cluster_flags = false;
 
   std::vector<std::string> args(argv + 1, argv + argc);
   for (size_t i = 0; i < args.size(); ++i) {
@@ -181,6 +193,47 @@ int main(int argc, char** argv) {
     } else if (a == "-c") {
       if (!value()) return Fail("-c needs a php.ini path");
       ini_file = v;
+    } else if (a == "--cluster-node-id") {
+      if (!value() || v.empty() || v.size() > 255 ||
+          v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                              "0123456789._-") != std::string::npos) {
+        return Fail("--cluster-node-id needs a name of 1 to 255 letters, digits, '.', '_' "
+                    "or '-'");
+      }
+      cluster.node_id = v;
+      want_cluster = true;
+    } else if (a == "--cluster-listen") {
+      if (!value()) return Fail("--cluster-listen needs host:port");
+      cluster.listen = v;
+      cluster_flags = true;
+    } else if (a == "--cluster-join") {
+      if (!value() || v.empty()) return Fail("--cluster-join needs host:port[,host:port...]");
+      for (size_t start = 0; start <= v.size();) {
+        size_t comma = v.find(',', start);
+        if (comma == std::string::npos) comma = v.size();
+        std::string one = v.substr(start, comma - start);
+        std::string host;
+        uint16_t port = 0;
+        if (!SplitHostPort(one, &host, &port) || port == 0) {
+          return Fail("--cluster-join: '" + one + "' is not host:port");
+        }
+        cluster.join.push_back(one);
+        start = comma + 1;
+      }
+      cluster_flags = true;
+    } else if (a == "--cluster-probe-interval" || a == "--cluster-suspicion-timeout" ||
+               a == "--cluster-request-timeout") {
+      int64_t n = 0;
+      if (!value() || !ephpm::ParseInt64(v, &n) || n < 1 || n > 3600000) {
+        return Fail(a + " needs milliseconds from 1 to 3600000");
+      }
+      if (a == "--cluster-probe-interval") {
+        cluster.probe_interval_ms = n;
+        cluster.probe_timeout_ms = std::max<int64_t>(1, n / 2);
+      }
+      if (a == "--cluster-suspicion-timeout") cluster.suspicion_timeout_ms = n;
+      if (a == "--cluster-request-timeout") cluster.request_timeout_ms = n;
+      cluster_flags = true;
     } else if (a == "--log-level") {
       if (!value()) return Fail("--log-level needs a level");
       if (v == "error") g_level = Level::kError;
@@ -197,6 +250,9 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return Fail("nothing to serve: give --docroot DIR and/or --resp ADDR");
   }
+  if (cluster_flags && !want_cluster) {
+    return Fail("the --cluster-* options need --cluster-node-id");
+  }
   resp.max_bulk_len = store_options.max_value_size;
 
   // Signals are taken synchronously by this thread; every thread started
@@ -209,8 +265,22 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
 
   std::string error;
+  // The node is built first and stopped last: the store publishes to it and
+  // it applies what other nodes publish to the store.
+  std::unique_ptr<ephpm::cluster::ClusterNode> node;
+  if (want_cluster) {
+    node = std::make_unique<ephpm::cluster::ClusterNode>(cluster);
+    if (!node->Listen(&error)) return Fail(error);
+    store_options.replicator = node.get();
+  }
   auto store = ephpm::Store::Create(store_options, &error);
   if (!store) return Fail(error);
+  if (node) {
+    node->Attach(store.get());
+    node->Start();
+    std::printf("cluster node %s listening on %s\n", node->id().c_str(),
+                node->address().c_str());
+  }
   const ephpm_kv_ops ops = ephpm::MakeKvOps(store.get());
 
 #ifdef EPHPM_WITH_PHP
@@ -255,6 +325,20 @@ int main(int argc, char** argv) {
   std::unique_ptr<ephpm::resp::RespServer> resp_server;
   if (want_resp) {
     resp_server = std::make_unique<ephpm::resp::RespServer>(store.get(), resp);
+    if (node) {
+      ephpm::cluster::ClusterNode* n = node.get();
+      resp_server->set_extra_info([n] {
+        std::string out = "# Ephpm-cluster\r\n";
+        const std::string lines = n->Describe();
+        for (size_t start = 0; start < lines.size();) {
+          size_t nl = lines.find('\n', start);
+          if (nl == std::string::npos) nl = lines.size();
+          out.append(lines, start, nl - start).append("\r\n");
+          start = nl + 1;
+        }
+        return out;
+      });
+    }
     if (!resp_server->Start(&error)) return Fail(error);
     std::printf("resp listening on %s\n", resp_server->address().c_str());
   }
@@ -268,5 +352,6 @@ int main(int argc, char** argv) {
   php.reset();  // the queue is empty once the HTTP side drained
 #endif
   if (resp_server) resp_server->Stop();
+  if (node) node->Stop();
   return 0;
 }

@@ -5,7 +5,7 @@
 //
 //   php tests/host/run.php --ephpm BUILD/sapi/ephpm --examples examples/ [GROUP ...]
 //
-// GROUPs: lock basics session resp leaks malformed timeout shutdown (default:
+// GROUPs: lock basics session resp leaks malformed timeout shutdown workers cluster (default:
 // all).  Every group starts its own server(s) and ends with SIGTERM, which
 // must give exit code 0.  Prints one line per check; exits 1 if any failed.
 
@@ -90,6 +90,7 @@ final class Server
     private $stdout;
     public int $port = 0;
     public int $resp_port = 0;
+    public string $cluster_address = '';
     public string $log;
     private ?int $exit_code = null;
     private static array $all = [];
@@ -127,6 +128,9 @@ final class Server
             }
             if (preg_match('/^resp listening on 127\.0\.0\.1:(\d+)$/m', $out, $m)) {
                 $s->resp_port = (int)$m[1];
+            }
+            if (preg_match('/^cluster node \S+ listening on (\S+)$/m', $out, $m)) {
+                $s->cluster_address = $m[1];
             }
         }
         if ($s->port === 0 || ($with_resp && $s->resp_port === 0)) {
@@ -917,6 +921,166 @@ function group_resp(array $env): void
     $srv->stop();
 }
 
+/** INFO ephpm-cluster of a node over RESP, as name => value. */
+function cluster_info(Server $srv): array
+{
+    $c = new Conn($srv->resp_port);
+    $text = resp_command($c, ['INFO', 'ephpm-cluster']);
+    $c->close();
+    $out = [];
+    foreach (explode("\r\n", (string)$text) as $line) {
+        if (preg_match('/^([a-z_0-9]+):(.*)$/', $line, $m)) {
+            $out[$m[1]] = $m[2];
+        }
+    }
+    return $out;
+}
+
+/** Polls $pred every 20 ms for up to $seconds; whether it came true. */
+function eventually(float $seconds, callable $pred): bool
+{
+    $deadline = microtime(true) + $seconds;
+    do {
+        if ($pred()) {
+            return true;
+        }
+        usleep(20000);
+    } while (microtime(true) < $deadline);
+    return false;
+}
+
+function resp_on(Server $srv, array $args)
+{
+    $c = new Conn($srv->resp_port);
+    $r = resp_command($c, $args);
+    $c->close();
+    return $r;
+}
+
+/**
+ * Three ephpm hosts form a cluster on loopback: n2 joins through n1, n3
+ * through n2.  A write through RESP on one is read through RESP and through
+ * PHP on the others; a killed node is seen dead; restarted, it catches up.
+ */
+function group_cluster(array $env): void
+{
+    $node = function (string $id, string $join) use ($env): Server {
+        $args = ['--docroot', $env['docroot'], '--cluster-node-id', $id,
+                 '--cluster-listen', '127.0.0.1:0'];
+        if ($join !== '') {
+            array_push($args, '--cluster-join', $join);
+        }
+        return Server::start($env['ephpm'], $args, true);
+    };
+    $n1 = $node('n1', '');
+    check('n1 prints its cluster address', $n1->cluster_address !== '', $n1->logTail());
+    $n2 = $node('n2', $n1->cluster_address);
+    $n3 = $node('n3', $n2->cluster_address);
+    $nodes = [$n1, $n2, $n3];
+    $converged = eventually(10, function () use ($nodes) {
+        foreach ($nodes as $n) {
+            if ((cluster_info($n)['cluster_alive'] ?? '') !== '3') {
+                return false;
+            }
+        }
+        return true;
+    });
+    check('membership converges: every node sees 3 alive', $converged, show(cluster_info($n3)));
+    $info = cluster_info($n3);
+    check_eq('INFO names the node', 'n3', $info['cluster_node_id'] ?? null);
+    check('INFO lists n1 alive', (bool)preg_match('/^id=n1,address=[^,]+,state=alive,/',
+        $info['cluster_member0'] ?? ''), show($info));
+
+    // ephpm_kv_info() from PHP on n2.
+    $j = json_of(http($n2, 'GET', '/cluster_info.php'), 'cluster_info');
+    check_eq('ephpm_kv_info()[cluster][node_id]', 'n2', $j['node_id'] ?? null);
+    check_eq('ephpm_kv_info()[cluster][alive]', 3, $j['alive'] ?? null);
+    check_eq('ephpm_kv_info()[cluster][members] ids',
+        ['n1', 'n2', 'n3'], array_column($j['members'] ?? [], 'id'));
+    check_eq('ephpm_kv_info()[cluster][members] states',
+        ['alive', 'alive', 'alive'], array_column($j['members'] ?? [], 'state'));
+
+    // RESP write on n1; RESP and PHP reads on n2 and n3.
+    $key = 'cluster:' . bin2hex(random_bytes(4));
+    check_eq('SET through RESP on n1', 'OK', resp_on($n1, ['SET', $key, 'from n1', 'EX', '100']));
+    foreach (['n2' => $n2, 'n3' => $n3] as $name => $n) {
+        check("RESP GET on $name reads it", eventually(5, function () use ($n, $key) {
+            return resp_on($n, ['GET', $key]) === 'from n1';
+        }));
+        $j = json_of(http($n, 'GET', '/kv.php?op=get&k=' . rawurlencode($key)), 'kv get');
+        check_eq("PHP on $name reads it", 'from n1', $j['value']);
+        check("PHP on $name sees its TTL", $j['ttl'] > 90 && $j['ttl'] <= 100, show($j));
+    }
+    // PHP write on n3, read through RESP on n1; a hash; an increment; a delete.
+    $k2 = 'cluster:php:' . bin2hex(random_bytes(4));
+    json_of(http($n3, 'GET', '/kv.php?op=set&k=' . rawurlencode($k2) . '&v=php'), 'kv set');
+    check('RESP on n1 reads what PHP on n3 set', eventually(5, function () use ($n1, $k2) {
+        return resp_on($n1, ['GET', $k2]) === 'php';
+    }));
+    resp_on($n2, ['HSET', "$key:h", 'f', 'v']);
+    check('a hash written on n2 is read on n3', eventually(5, function () use ($n3, $key) {
+        return resp_on($n3, ['HGET', "$key:h", 'f']) === 'v';
+    }));
+    resp_on($n1, ['INCRBY', "$key:n", '41']);
+    check('an increment on n1 is read on n2', eventually(5, function () use ($n2, $key) {
+        return resp_on($n2, ['GET', "$key:n"]) === '41';
+    }));
+    check_eq('DEL on n2', 1, resp_on($n2, ['DEL', $key]));
+    check('the delete reaches PHP on n3', eventually(5, function () use ($n3, $key) {
+        $j = json_of(http($n3, 'GET', '/kv.php?op=get&k=' . rawurlencode($key)), 'kv get');
+        return $j['value'] === null;
+    }));
+
+    // Kill n3 outright: n1 and n2 see it dead within the default bound
+    // (3.4 s for three members, docs/CLUSTER.md).
+    $n3->kill();
+    $t0 = microtime(true);
+    $dead = eventually(10, function () use ($n1, $n2) {
+        return (cluster_info($n1)['cluster_alive'] ?? '') === '2' &&
+               (cluster_info($n2)['cluster_alive'] ?? '') === '2';
+    });
+    check('a killed node is seen dead by the others', $dead, show(cluster_info($n1)));
+    printf("        n3 seen dead after %.1f s
+", microtime(true) - $t0);
+    // Written while n3 is down; n3 restarted (same id, through n1) gets it.
+    resp_on($n1, ['SET', "$key:missed", 'while down']);
+    $n3 = $node('n3', $n1->cluster_address);
+    check('the restarted node catches up', eventually(10, function () use ($n3, $key) {
+        return resp_on($n3, ['GET', "$key:missed"]) === 'while down';
+    }));
+    check('... and has the older writes too', resp_on($n3, ['GET', $k2]) === 'php');
+    check('every node sees 3 alive again', eventually(10, function () use ($n1, $n2, $n3) {
+        foreach ([$n1, $n2, $n3] as $n) {
+            if ((cluster_info($n)['cluster_alive'] ?? '') !== '3') {
+                return false;
+            }
+        }
+        return true;
+    }), show(cluster_info($n1)));
+
+    // Bad cluster flags are refused with a message.
+    foreach ([
+        [['--cluster-listen', '127.0.0.1:0'], 'need --cluster-node-id'],
+        [['--cluster-node-id', 'a b'], 'letters, digits'],
+        [['--cluster-node-id', 'x', '--cluster-join', 'nohost'], 'is not host:port'],
+        [['--cluster-node-id', 'x', '--cluster-listen', 'nonsense'], 'host:port'],
+        [['--cluster-node-id', 'x', '--cluster-probe-interval', '0'], 'milliseconds'],
+    ] as [$args, $message]) {
+        $cmd = array_merge([$env['ephpm'], '--resp', '127.0.0.1:0'], $args);
+        $p = proc_open($cmd, [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+        $err = stream_get_contents($pipes[2]);
+        fclose($pipes[1]);
+        fclose($pipes[2]);
+        $code = proc_close($p);
+        check_eq('refused: ' . implode(' ', $args), 2, $code);
+        check_contains('... with a message', $message, $err);
+    }
+
+    foreach ([$n1, $n2, $n3] as $n) {
+        $n->stop();
+    }
+}
+
 /** utime + stime of a /proc/.../stat file, in seconds (USER_HZ is 100 on Linux). */
 function cpu_seconds(string $stat_file): float
 {
@@ -1420,7 +1584,8 @@ function group_workers(array $env): void
 
 function main(array $argv): int
 {
-    $groups = ['lock', 'basics', 'session', 'resp', 'leaks', 'malformed', 'timeout', 'shutdown', 'workers'];
+    $groups = ['lock', 'basics', 'session', 'resp', 'leaks', 'malformed', 'timeout', 'shutdown', 'workers',
+               'cluster'];
     $env = ['ephpm' => null, 'examples' => null];
     $only = [];
     for ($i = 1; $i < count($argv); $i++) {

@@ -177,6 +177,13 @@ typedef struct ephpm_kv_ops {
    * *value_len <= buf_len (else call get).  NOT_FOUND / WRONG_TYPE as get. */
   int (*get_into)(void *ctx, const char *key, size_t key_len, char *buf, size_t buf_len,
                   size_t *value_len);
+
+  /* The cluster this store is a node of, as "name:value" lines (node id,
+   * address, and one "cluster_memberN:id=..,address=..,state=..,incarnation=.."
+   * line per member this node knows).  OK with *text (malloc'ed, NUL
+   * terminated) and *text_len, or *text = NULL when the store is not in a
+   * cluster.  OUT_OF_MEMORY when the text cannot be allocated. */
+  int (*cluster_info)(void *ctx, char **text, size_t *text_len);
 } ephpm_kv_ops;
 
 /* True when `ops` (of the provider's `size`) has a non-NULL `slot`. */

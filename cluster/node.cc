@@ -1,0 +1,1072 @@
+#include "node.h"
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio.hpp>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <set>
+#include <array>
+#include <thread>
+#include <unordered_map>
+
+#include "ephpm/number_text.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace ephpm {
+namespace cluster {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+bool SplitHostPort(const std::string& s, std::string* host, uint16_t* port) {
+  const size_t colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  *host = s.substr(0, colon);
+  if (host->size() >= 2 && host->front() == '[' && host->back() == ']') {
+    *host = host->substr(1, host->size() - 2);
+  }
+  int64_t p = 0;
+  if (!ParseInt64(s.substr(colon + 1), &p) || p < 0 || p > 65535) return false;
+  *port = static_cast<uint16_t>(p);
+  return true;
+}
+
+// A hybrid logical clock: wall milliseconds in the high 48 bits and a
+// counter in the low 16, never going back, and past every reading seen from
+// another node (Observe), so a write made after seeing another is stamped
+// after it whatever the two wall clocks say.
+class Hlc {
+ public:
+  uint64_t Now() {
+    const uint64_t physical = static_cast<uint64_t>(WallMs() + skew_ms_.load()) << 16;
+    uint64_t cur = last_.load();
+    uint64_t next;
+    do {
+      next = std::max(cur + 1, physical);
+    } while (!last_.compare_exchange_weak(cur, next));
+    return next;
+  }
+  void Observe(uint64_t remote) {
+    uint64_t cur = last_.load();
+    while (remote > cur && !last_.compare_exchange_weak(cur, remote)) {
+    }
+  }
+  void Skew(int64_t ms) { skew_ms_.store(ms); }
+
+ private:
+  std::atomic<uint64_t> last_{0};
+  std::atomic<int64_t> skew_ms_{0};
+};
+
+}  // namespace
+
+int64_t FailureDetectionBoundMs(const ClusterOptions& o, size_t members) {
+  // A member is probed by each other member once per shuffled round of
+  // (n - 1) intervals, so at worst 2(n - 1) intervals pass before its first
+  // failed probe; one more interval to conclude "suspect" (the ping-reqs run
+  // out); the suspicion timeout, checked once per interval; then the
+  // gossip's spread, the change riding on the next 3 x log2(n + 1) probes.
+  const double n = static_cast<double>(std::max<size_t>(members, 2));
+  const int64_t spread = 3 * static_cast<int64_t>(std::ceil(std::log2(n + 1)));
+  return (2 * static_cast<int64_t>(n - 1) + 2) * o.probe_interval_ms + o.suspicion_timeout_ms +
+         spread * o.probe_interval_ms;
+}
+
+int64_t JoinBoundMs(const ClusterOptions& o, size_t members) {
+  // The joiner learns every member from its first answer (one request);
+  // the member it joined through gossips the joiner on each of its probes
+  // and probes every member within a round of (n - 1) intervals; a whole
+  // member-list exchange every members_sync_every intervals covers anyone
+  // missed.
+  const int64_t n = static_cast<int64_t>(std::max<size_t>(members, 2));
+  return o.request_timeout_ms +
+         std::min<int64_t>(2 * (n - 1) + 1, std::max<int64_t>(1, o.members_sync_every) * n) *
+             o.probe_interval_ms;
+}
+
+class ClusterNode::Impl {
+ public:
+  class Conn;
+
+  explicit Impl(ClusterOptions o)
+      : o_(std::move(o)),
+        node_hash_(XXH3_64bits_withSeed(o_.node_id.data(), o_.node_id.size(), 0x6570686d)),
+        acceptor_(io_),
+        tick_(io_),
+        rng_(std::random_device{}()) {}
+
+  ~Impl() { Stop(); }
+
+  // ---- lifecycle ------------------------------------------------------------
+
+  bool Listen(std::string* error) {
+    std::string host;
+    uint16_t port = 0;
+    if (!SplitHostPort(o_.listen, &host, &port)) {
+      *error = "--cluster-listen needs host:port, got '" + o_.listen + "'";
+      return false;
+    }
+    boost::system::error_code ec;
+    const auto addr = asio::ip::make_address(host, ec);
+    if (ec) {
+      *error = "invalid cluster address '" + host + "'";
+      return false;
+    }
+    const tcp::endpoint ep(addr, port);
+    acceptor_.open(ep.protocol(), ec);
+    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(ep, ec);
+    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+      *error = "cannot listen on " + o_.listen + ": " + ec.message();
+      return false;
+    }
+    const auto bound = acceptor_.local_endpoint();
+    address_ = bound.address().to_string() + ":" + std::to_string(bound.port());
+    std::lock_guard<std::mutex> l(mu_);
+    // A later incarnation than any earlier run of this node id had.
+    MemberRecord self{o_.node_id, address_, static_cast<uint64_t>(WallMs()), MemberState::kAlive};
+    members_[o_.node_id] = Member{self, 0};
+    RefreshPeersLocked();
+    return true;
+  }
+
+  void Attach(Store* store) { store_ = store; }
+
+  void Start() {
+    work_.emplace(asio::make_work_guard(io_));
+    Accept();
+    ScheduleTick(0);
+    for (size_t i = 0; i < std::max<size_t>(1, o_.io_threads); ++i) {
+      threads_.emplace_back([this] { io_.run(); });
+    }
+  }
+
+  void Stop() {
+    if (stopped_.exchange(true)) return;
+    asio::post(io_, [this] {
+      boost::system::error_code ec;
+      acceptor_.close(ec);
+      tick_.cancel();
+      std::vector<std::shared_ptr<Conn>> all;
+      {
+        std::lock_guard<std::mutex> l(conns_mu_);
+        for (auto& [a, c] : links_) all.push_back(c);
+        for (auto& w : inbound_) {
+          if (auto c = w.lock()) all.push_back(c);
+        }
+        links_.clear();
+        inbound_.clear();
+      }
+      for (auto& c : all) c->Close();
+      {
+        std::lock_guard<std::mutex> l(pending_mu_);
+        for (auto& [id, p] : pending_) p.timer->cancel();
+      }
+      // Whatever is still in flight (a request's timer, a delayed frame, a
+      // connect) is abandoned: the handlers are destroyed with io_.
+      io_.stop();
+    });
+    work_.reset();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+  const std::string& id() const { return o_.node_id; }
+  std::string address() const { return address_; }
+
+  // ---- replication hooks (called under a store shard lock) -------------------
+
+  Stamp NextStamp() { return Stamp{hlc_.Now(), node_hash_}; }
+
+  void Publish(const Mutation& m) {
+    auto peers = std::atomic_load(&peers_);
+    if (peers->empty()) return;
+    Writer w;
+    w.Str(o_.node_id);
+    w.U32(1);
+    w.Mut(m);
+    auto frame = std::make_shared<const std::string>(Frame(MsgType::kReplicate, 0, w.out()));
+    for (const std::string& addr : *peers) SendTo(addr, frame, /*replication=*/true);
+    mutations_published_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // ---- views -------------------------------------------------------------------
+
+  std::vector<MemberRecord> Members() const {
+    std::lock_guard<std::mutex> l(mu_);
+    std::vector<MemberRecord> out;
+    for (const auto& [id, m] : members_) out.push_back(m.rec);
+    return out;
+  }
+
+  std::vector<std::string> AliveIds() const {
+    std::lock_guard<std::mutex> l(mu_);
+    std::vector<std::string> out;
+    for (const auto& [id, m] : members_) {
+      if (m.rec.state != MemberState::kDead) out.push_back(id);
+    }
+    return out;  // std::map: already sorted
+  }
+
+  std::string Describe() const {
+    std::lock_guard<std::mutex> l(mu_);
+    std::string out;
+    size_t alive = 0, i = 0;
+    for (const auto& [id, m] : members_) alive += m.rec.state != MemberState::kDead;
+    out += "cluster_node_id:" + o_.node_id + "\n";
+    out += "cluster_address:" + address_ + "\n";
+    out += "cluster_incarnation:" + std::to_string(members_.at(o_.node_id).rec.incarnation) + "\n";
+    out += "cluster_known:" + std::to_string(members_.size()) + "\n";
+    out += "cluster_alive:" + std::to_string(alive) + "\n";
+    out += "cluster_mutations_published:" + std::to_string(mutations_published_.load()) + "\n";
+    out += "cluster_mutations_received:" + std::to_string(mutations_received_.load()) + "\n";
+    out += "cluster_frames_dropped:" + std::to_string(frames_dropped_.load()) + "\n";
+    out += "cluster_full_syncs_sent:" + std::to_string(full_syncs_sent_.load()) + "\n";
+    for (const auto& [id, m] : members_) {
+      out += "cluster_member" + std::to_string(i++) + ":id=" + id + ",address=" + m.rec.address +
+             ",state=" + MemberStateName(m.rec.state) +
+             ",incarnation=" + std::to_string(m.rec.incarnation) + "\n";
+    }
+    return out;
+  }
+
+#ifdef EPHPM_CLUSTER_TEST_HOOKS
+  void TestCutOff(const std::string& peer, bool cut) {
+    std::lock_guard<std::mutex> l(mu_);
+    if (cut) {
+      cut_.insert(peer);
+    } else if (cut_.erase(peer) != 0) {
+      // What was dropped meanwhile is lost, as with a link that broke.
+      if (auto it = members_.find(peer); it != members_.end()) resync_.insert(it->second.rec.address);
+    }
+  }
+  void TestDelay(const std::string& peer, int64_t ms) {
+    std::lock_guard<std::mutex> l(mu_);
+    delay_[peer] = ms;
+  }
+  void TestSkewClock(int64_t ms) { hlc_.Skew(ms); }
+#endif
+
+  // ---- connections ------------------------------------------------------------
+
+  // One TCP connection, inbound or outbound: reads frames and hands them to
+  // the node; writes queued frames in order.
+  class Conn : public std::enable_shared_from_this<Conn> {
+   public:
+    Conn(Impl* node, tcp::socket socket, std::string address)
+        : node_(node),
+          socket_(std::move(socket)),
+          strand_(socket_.get_executor()),
+          address_(std::move(address)) {}
+
+    // Outbound: connects, then writes what was queued meanwhile.
+    void Connect() {
+      std::string host;
+      uint16_t port = 0;
+      if (!SplitHostPort(address_, &host, &port)) return Fail();
+      boost::system::error_code ec;
+      const auto addr = asio::ip::make_address(host, ec);
+      if (ec) return Fail();
+      socket_.async_connect(
+          tcp::endpoint(addr, port),
+          asio::bind_executor(strand_, [self = shared_from_this()](boost::system::error_code e) {
+            if (e) return self->Fail();
+            boost::system::error_code ignored;
+            self->socket_.set_option(tcp::no_delay(true), ignored);
+            self->connected_ = true;
+            self->ReadHeader();
+            self->MaybeWrite();
+          }));
+    }
+
+    // Inbound: already connected.
+    void StartInbound() {
+      connected_ = true;
+      boost::system::error_code ignored;
+      socket_.set_option(tcp::no_delay(true), ignored);
+      asio::dispatch(strand_, [self = shared_from_this()] { self->ReadHeader(); });
+    }
+
+    // Queues a frame.  Returns false when the queue is over its cap (the
+    // frame is dropped; the caller resyncs the peer later).
+    bool Send(std::shared_ptr<const std::string> frame, bool replication) {
+      std::lock_guard<std::mutex> l(mu_);
+      if (closed_) return false;
+      if (replication && queued_bytes_ + frame->size() > node_->o_.max_queue_bytes) {
+        overflowed_ = true;
+        return false;
+      }
+      queued_bytes_ += frame->size();
+      queue_.push_back(std::move(frame));
+      asio::post(strand_, [self = shared_from_this()] { self->MaybeWrite(); });
+      return true;
+    }
+
+    void Close() {
+      asio::post(strand_, [self = shared_from_this()] { self->Shut(); });
+    }
+
+    bool closed() const {
+      std::lock_guard<std::mutex> l(mu_);
+      return closed_;
+    }
+    bool TakeOverflow() {
+      std::lock_guard<std::mutex> l(mu_);
+      const bool o = overflowed_;
+      overflowed_ = false;
+      return o;
+    }
+    const std::string& address() const { return address_; }
+
+   private:
+    void MaybeWrite() {
+      if (!connected_ || writing_) return;
+      std::vector<std::shared_ptr<const std::string>> batch;
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        while (!queue_.empty() && batch.size() < 256) {
+          batch.push_back(std::move(queue_.front()));
+          queue_.pop_front();
+        }
+      }
+      if (batch.empty()) return;
+      writing_ = true;
+      std::vector<asio::const_buffer> bufs;
+      for (const auto& f : batch) bufs.emplace_back(asio::buffer(*f));
+      asio::async_write(
+          socket_, bufs,
+          asio::bind_executor(strand_, [self = shared_from_this(), batch](
+                                           boost::system::error_code e, size_t) {
+            self->writing_ = false;
+            {
+              std::lock_guard<std::mutex> l(self->mu_);
+              for (const auto& f : batch) self->queued_bytes_ -= f->size();
+            }
+            if (e) return self->Fail();
+            self->MaybeWrite();
+          }));
+    }
+
+    void ReadHeader() {
+      asio::async_read(
+          socket_, asio::buffer(header_),
+          asio::bind_executor(strand_, [self = shared_from_this()](boost::system::error_code e,
+                                                                    size_t) {
+            if (e) return self->Fail();
+            const Header h = ParseHeader(self->header_.data());
+            uint32_t raw_len = 0;
+            for (int i = 0; i < 4; ++i) {
+              raw_len |= static_cast<uint32_t>(static_cast<uint8_t>(self->header_[i])) << (8 * i);
+            }
+            if (h.version != kWireVersion || raw_len < kFrameHeader - 4 || raw_len > kMaxFrame) {
+              return self->Fail();  // another protocol, or garbage
+            }
+            self->hdr_ = h;
+            self->body_.resize(h.body_length);
+            self->ReadBody();
+          }));
+    }
+
+    void ReadBody() {
+      asio::async_read(
+          socket_, asio::buffer(body_),
+          asio::bind_executor(strand_, [self = shared_from_this()](boost::system::error_code e,
+                                                                    size_t) {
+            if (e) return self->Fail();
+            if (!self->node_->OnFrame(self, self->hdr_, self->body_)) return self->Fail();
+            self->ReadHeader();
+          }));
+    }
+
+    void Fail() {
+      const bool outbound = !address_.empty();
+      Shut();
+      // Frames to that member may be lost: resync it once it answers again.
+      if (outbound) node_->LinkFailed(address_);
+    }
+
+    void Shut() {
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        if (closed_) return;
+        closed_ = true;
+        queue_.clear();
+        queued_bytes_ = 0;
+      }
+      boost::system::error_code ignored;
+      socket_.shutdown(tcp::socket::shutdown_both, ignored);
+      socket_.close(ignored);
+    }
+
+    Impl* const node_;
+    tcp::socket socket_;
+    asio::strand<asio::any_io_executor> strand_;
+    const std::string address_;
+    bool connected_ = false;  // on the strand
+    bool writing_ = false;    // on the strand
+    std::array<char, kFrameHeader> header_{};
+    Header hdr_{};
+    std::string body_;
+    mutable std::mutex mu_;
+    std::deque<std::shared_ptr<const std::string>> queue_;
+    size_t queued_bytes_ = 0;
+    bool closed_ = false;
+    bool overflowed_ = false;
+  };
+
+  void Accept() {
+    acceptor_.async_accept(asio::make_strand(io_), [this](boost::system::error_code ec,
+                                                          tcp::socket s) {
+      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+      if (!ec) {
+        auto c = std::make_shared<Conn>(this, std::move(s), "");
+        {
+          std::lock_guard<std::mutex> l(conns_mu_);
+          inbound_.push_back(c);
+          // Forget inbound connections that closed.
+          inbound_.erase(std::remove_if(inbound_.begin(), inbound_.end(),
+                                        [](const std::weak_ptr<Conn>& w) {
+                                          auto p = w.lock();
+                                          return !p || p->closed();
+                                        }),
+                         inbound_.end());
+        }
+        c->StartInbound();
+      }
+      Accept();
+    });
+  }
+
+  // The outbound connection to `address`, made on first use and remade
+  // after a failure.
+  std::shared_ptr<Conn> LinkTo(const std::string& address, bool* fresh) {
+    std::lock_guard<std::mutex> l(conns_mu_);
+    *fresh = false;
+    auto& c = links_[address];
+    if (!c || c->closed()) {
+      c = std::make_shared<Conn>(this, tcp::socket(asio::make_strand(io_)), address);
+      c->Connect();
+      *fresh = true;
+    }
+    return c;
+  }
+
+  // Sends a frame to the member at `address` (honouring the test hooks).
+  void SendTo(const std::string& address, std::shared_ptr<const std::string> frame,
+              bool replication) {
+#ifdef EPHPM_CLUSTER_TEST_HOOKS
+    int64_t delay = 0;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      const std::string peer = IdAtLocked(address);
+      if (cut_.count(peer)) return;
+      if (auto d = delay_.find(peer); d != delay_.end()) delay = d->second;
+    }
+    if (delay > 0) {
+      auto t = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(delay));
+      t->async_wait([this, t, address, frame, replication](boost::system::error_code e) {
+        if (!e) SendNow(address, frame, replication);
+      });
+      return;
+    }
+#endif
+    SendNow(address, std::move(frame), replication);
+  }
+
+  void SendNow(const std::string& address, std::shared_ptr<const std::string> frame,
+               bool replication) {
+    if (stopped_.load(std::memory_order_relaxed)) return;
+    bool fresh = false;
+    auto link = LinkTo(address, &fresh);
+    if (!link->Send(std::move(frame), replication)) {
+      frames_dropped_.fetch_add(1, std::memory_order_relaxed);
+      LinkFailed(address);
+    }
+  }
+
+  // An outbound connection broke, or its queue overflowed: what it carried
+  // may be lost, so the member gets this node's whole state (at the next
+  // tick, if it is not dead; a dead one gets it when it comes back).
+  void LinkFailed(const std::string& address) {
+    std::lock_guard<std::mutex> l(mu_);
+    resync_.insert(address);
+  }
+
+  // ---- requests with timeouts ------------------------------------------------
+
+  struct Pending {
+    std::function<void(bool, std::string_view)> done;
+    std::shared_ptr<asio::steady_timer> timer;
+  };
+
+  // Sends a request; `done` runs once: with the reply, or (false) on timeout.
+  void Request(const std::string& address, MsgType type, const std::string& body,
+               int64_t timeout_ms, std::function<void(bool, std::string_view)> done) {
+    const uint64_t id = next_request_.fetch_add(1) + 1;
+    auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(timeout_ms));
+    {
+      std::lock_guard<std::mutex> l(pending_mu_);
+      pending_[id] = Pending{std::move(done), timer};
+    }
+    timer->async_wait([this, id](boost::system::error_code e) {
+      if (e) return;
+      Complete(id, false, {});
+    });
+    SendTo(address, std::make_shared<const std::string>(Frame(type, id, body)), false);
+  }
+
+  void Complete(uint64_t id, bool ok, std::string_view body) {
+    Pending p;
+    {
+      std::lock_guard<std::mutex> l(pending_mu_);
+      auto it = pending_.find(id);
+      if (it == pending_.end()) return;  // already answered or timed out
+      p = std::move(it->second);
+      pending_.erase(it);
+    }
+    p.timer->cancel();
+    p.done(ok, body);
+  }
+
+  // Answers a request on the connection it came in on; `peer` is the
+  // asker's id (for the test hooks).
+  void Reply(const std::shared_ptr<Conn>& c, const std::string& peer, MsgType type,
+             uint64_t request_id, const std::string& body) {
+    auto frame = std::make_shared<const std::string>(Frame(type, request_id, body));
+#ifdef EPHPM_CLUSTER_TEST_HOOKS
+    int64_t delay = 0;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (cut_.count(peer)) return;
+      if (auto d = delay_.find(peer); d != delay_.end()) delay = d->second;
+    }
+    if (delay > 0) {
+      auto t = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(delay));
+      t->async_wait([t, c, frame](boost::system::error_code e) {
+        if (!e) c->Send(frame, false);
+      });
+      return;
+    }
+#else
+    (void)peer;
+#endif
+    c->Send(std::move(frame), false);
+  }
+
+  // ---- frames -------------------------------------------------------------------
+
+  // Handles one frame; false closes the connection (malformed).
+  bool OnFrame(const std::shared_ptr<Conn>& c, const Header& h, const std::string& body) {
+    Reader r(body);
+    std::string_view sender;
+    if (!r.Str(&sender)) return false;
+#ifdef EPHPM_CLUSTER_TEST_HOOKS
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (cut_.count(std::string(sender))) return true;  // dropped by the partition
+    }
+#endif
+    switch (h.type) {
+      case MsgType::kPing: {
+        if (!ReadGossip(&r)) return false;
+        Reply(c, std::string(sender), MsgType::kAck, h.request_id, GossipBody());
+        return true;
+      }
+      case MsgType::kAck: {
+        if (!ReadGossip(&r)) return false;
+        Complete(h.request_id, true, {});
+        return true;
+      }
+      case MsgType::kPingReq: {
+        std::string_view target_addr;
+        if (!r.Str(&target_addr) || !ReadGossip(&r)) return false;
+        // Probe the target on the asker's behalf; ack only if it answered.
+        std::weak_ptr<Conn> asker = c;
+        const uint64_t their_id = h.request_id;
+        Request(std::string(target_addr), MsgType::kPing, GossipBody(), o_.probe_timeout_ms,
+                [this, asker, their_id, who = std::string(sender)](bool ok, std::string_view) {
+                  auto a = asker.lock();
+                  if (ok && a) Reply(a, who, MsgType::kAck, their_id, GossipBody());
+                });
+        return true;
+      }
+      case MsgType::kJoin: {
+        // Push-pull: take the asker's list, answer with ours.
+        if (!ReadMemberList(&r)) return false;
+        Reply(c, std::string(sender), MsgType::kMembers, h.request_id, MembersBody());
+        return true;
+      }
+      case MsgType::kMembers: {
+        std::string_view rest(body);
+        Complete(h.request_id, true, rest);
+        return true;
+      }
+      case MsgType::kReplicate:
+      case MsgType::kSyncBatch: {
+        uint32_t n = 0;
+        if (h.type == MsgType::kSyncBatch) {
+          uint8_t last = 0;
+          if (!r.U8(&last)) return false;
+        }
+        if (!r.U32(&n)) return false;
+        for (uint32_t i = 0; i < n; ++i) {
+          Mutation m;
+          if (!r.Mut(&m)) return false;
+          hlc_.Observe(m.stamp.hlc);
+          if (store_ != nullptr) store_->ApplyReplicated(m);
+          mutations_received_.fetch_add(1, std::memory_order_relaxed);
+        }
+        return true;
+      }
+      case MsgType::kSyncRequest: {
+        std::string_view reply_addr;
+        if (!r.Str(&reply_addr)) return false;
+        SyncTo(std::string(reply_addr));
+        return true;
+      }
+      default:
+        return false;  // a type this version does not know
+    }
+  }
+
+  // Streams this node's whole state to `address` in batches.
+  void SyncTo(const std::string& address) {
+    if (store_ == nullptr) return;
+    full_syncs_sent_.fetch_add(1, std::memory_order_relaxed);
+    Writer batch;
+    uint32_t count = 0;
+    auto flush = [&](bool last) {
+      Writer w;
+      w.Str(o_.node_id);
+      w.U8(last ? 1 : 0);
+      w.U32(count);
+      w.out().append(batch.out());
+      SendTo(address, std::make_shared<const std::string>(Frame(MsgType::kSyncBatch, 0, w.out())),
+             false);
+      batch.out().clear();
+      count = 0;
+    };
+    store_->ForEachForSync([&](const Mutation& m) {
+      batch.Mut(m);
+      if (++count >= 1024 || batch.out().size() >= (1u << 20)) flush(false);
+    });
+    flush(true);
+  }
+
+  // ---- membership ----------------------------------------------------------------
+
+  struct Member {
+    MemberRecord rec;
+    int64_t suspect_since_ms = 0;
+  };
+  struct Gossip {
+    MemberRecord rec;
+    int sends_left;
+  };
+
+  // The sender's id, then `extra` (already encoded), then up to 16 pending
+  // membership changes (our own record always among them, so peers learn
+  // our address).
+  std::string GossipBody(std::string_view extra = {}) {
+    Writer w;
+    w.Str(o_.node_id);
+    w.out().append(extra.data(), extra.size());
+    std::lock_guard<std::mutex> l(mu_);
+    std::vector<MemberRecord> out{members_.at(o_.node_id).rec};
+    std::sort(gossip_.begin(), gossip_.end(),
+              [](const Gossip& a, const Gossip& b) { return a.sends_left > b.sends_left; });
+    for (auto& g : gossip_) {
+      if (out.size() >= 16) break;
+      out.push_back(g.rec);
+      --g.sends_left;
+    }
+    gossip_.erase(std::remove_if(gossip_.begin(), gossip_.end(),
+                                 [](const Gossip& g) { return g.sends_left <= 0; }),
+                  gossip_.end());
+    w.U32(static_cast<uint32_t>(out.size()));
+    for (const auto& m : out) w.Member(m);
+    return std::move(w.out());
+  }
+
+  bool ReadGossip(Reader* r) {
+    uint32_t n = 0;
+    if (!r->U32(&n) || n > 1024) return false;
+    for (uint32_t i = 0; i < n; ++i) {
+      MemberRecord m;
+      if (!r->Member(&m)) return false;
+      ApplyUpdate(m);
+    }
+    return true;
+  }
+
+  // A whole member list (a join or a periodic exchange).  Another node's
+  // list may be old news: someone it holds dead may have come back without
+  // it hearing, so "dead" about a third member only makes it suspect here,
+  // and this node's own probes (or the member's refutation) settle it.
+  bool ReadMemberList(Reader* r) {
+    uint32_t n = 0;
+    if (!r->U32(&n) || n > (1u << 16)) return false;
+    for (uint32_t i = 0; i < n; ++i) {
+      MemberRecord m;
+      if (!r->Member(&m)) return false;
+      if (m.state == MemberState::kDead && m.id != o_.node_id) m.state = MemberState::kSuspect;
+      ApplyUpdate(m);
+    }
+    return true;
+  }
+
+  std::string MembersBody() {
+    Writer w;
+    w.Str(o_.node_id);
+    std::lock_guard<std::mutex> l(mu_);
+    w.U32(static_cast<uint32_t>(members_.size()));
+    for (const auto& [id, m] : members_) w.Member(m.rec);
+    return std::move(w.out());
+  }
+
+  void ReadMembers(std::string_view body) {
+    Reader r(body);
+    std::string_view sender;
+    if (!r.Str(&sender)) return;
+    ReadMemberList(&r);
+  }
+
+  // SWIM's precedence: a record replaces what this node knows when it is
+  // news (a higher incarnation, or a worse state at the same incarnation).
+  // Members that need this node's whole state (new to it, or back from the
+  // dead) are added to *revived.
+  void ApplyUpdate(const MemberRecord& rec) {
+    std::vector<std::string> revived;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      ApplyUpdateLocked(rec, &revived);
+    }
+    for (const std::string& addr : revived) SyncTo(addr);
+  }
+
+  void ApplyUpdateLocked(const MemberRecord& rec, std::vector<std::string>* revived) {
+    if (rec.id.empty()) return;
+    Member& self = members_.at(o_.node_id);
+    if (rec.id == o_.node_id) {
+      // Suspected or declared dead: refute with a higher incarnation.
+      if ((rec.state != MemberState::kAlive && rec.incarnation >= self.rec.incarnation) ||
+          rec.incarnation > self.rec.incarnation) {
+        self.rec.incarnation = rec.incarnation + 1;
+        GossipLocked(self.rec);
+      }
+      return;
+    }
+    auto it = members_.find(rec.id);
+    if (it == members_.end()) {
+      members_[rec.id] = Member{rec, rec.state == MemberState::kSuspect ? SteadyMs() : 0};
+      GossipLocked(rec);
+      RefreshPeersLocked();
+      // A member new to this node gets this node's whole state: a write
+      // published just before (to the members known then) would otherwise
+      // reach it through nobody.
+      if (rec.state != MemberState::kDead) revived->push_back(rec.address);
+      return;
+    }
+    Member& cur = it->second;
+    const MemberState was = cur.rec.state;
+    bool news = false;
+    switch (rec.state) {
+      case MemberState::kAlive:
+        news = rec.incarnation > cur.rec.incarnation;
+        break;
+      case MemberState::kSuspect:
+        news = (was == MemberState::kAlive && rec.incarnation >= cur.rec.incarnation) ||
+               rec.incarnation > cur.rec.incarnation;
+        break;
+      case MemberState::kDead:
+        news = (was != MemberState::kDead && rec.incarnation >= cur.rec.incarnation) ||
+               rec.incarnation > cur.rec.incarnation;
+        break;
+    }
+    if (!news) return;
+    cur.rec = rec;
+    if (rec.state == MemberState::kSuspect && was != MemberState::kSuspect) {
+      cur.suspect_since_ms = SteadyMs();
+    }
+    GossipLocked(rec);
+    if (was == MemberState::kDead && rec.state != MemberState::kDead) {
+      // Back from the dead (restarted, or a partition healed): it missed
+      // what this node wrote meanwhile.
+      revived->push_back(rec.address);
+    }
+    if ((was == MemberState::kDead) != (rec.state == MemberState::kDead)) RefreshPeersLocked();
+  }
+
+  void GossipLocked(const MemberRecord& rec) {
+    const double n = static_cast<double>(members_.size());
+    const int sends = 3 * static_cast<int>(std::ceil(std::log2(n + 1)));
+    for (auto& g : gossip_) {
+      if (g.rec.id == rec.id) {
+        g = Gossip{rec, sends};
+        return;
+      }
+    }
+    gossip_.push_back(Gossip{rec, sends});
+  }
+
+  // Rebuilds the list of addresses that replication goes to.
+  void RefreshPeersLocked() {
+    auto peers = std::make_shared<std::vector<std::string>>();
+    for (const auto& [id, m] : members_) {
+      if (id != o_.node_id && m.rec.state != MemberState::kDead) peers->push_back(m.rec.address);
+    }
+    std::atomic_store(&peers_, std::shared_ptr<const std::vector<std::string>>(std::move(peers)));
+  }
+
+  void MarkLocked(const std::string& id, MemberState state) {
+    auto it = members_.find(id);
+    if (it == members_.end() || it->second.rec.state == state) return;
+    MemberRecord rec = it->second.rec;
+    rec.state = state;
+    std::vector<std::string> ignored;
+    ApplyUpdateLocked(rec, &ignored);
+  }
+
+#ifdef EPHPM_CLUSTER_TEST_HOOKS
+  std::string IdAtLocked(const std::string& address) const {
+    for (const auto& [id, m] : members_) {
+      if (m.rec.address == address) return id;
+    }
+    return "";
+  }
+#endif
+
+  // ---- the protocol period ------------------------------------------------------
+
+  void ScheduleTick(int64_t delay_ms) {
+    tick_.expires_after(std::chrono::milliseconds(delay_ms));
+    tick_.async_wait([this](boost::system::error_code e) {
+      if (e || stopped_) return;
+      Tick();
+      ScheduleTick(o_.probe_interval_ms);
+    });
+  }
+
+  void Tick() {
+    ++ticks_;
+    std::vector<std::string> resync;
+    std::string target_id, target_addr, exchange_addr, dead_addr;
+    std::vector<std::string> helpers;
+    bool joined = false;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      // The previous probe got no ack, direct or indirect: suspect.
+      if (!probe_target_.empty() && !probe_acked_) MarkLocked(probe_target_, MemberState::kSuspect);
+      probe_target_.clear();
+      // Suspects past the timeout are dead.
+      const int64_t now = SteadyMs();
+      std::vector<std::string> dead;
+      for (auto& [id, m] : members_) {
+        if (m.rec.state == MemberState::kSuspect &&
+            now - m.suspect_since_ms >= o_.suspicion_timeout_ms) {
+          dead.push_back(id);
+        }
+      }
+      for (const auto& id : dead) MarkLocked(id, MemberState::kDead);
+      // The next probe target: a shuffled round over the members not dead.
+      std::vector<std::string> live;
+      for (const auto& [id, m] : members_) {
+        if (id != o_.node_id && m.rec.state != MemberState::kDead) live.push_back(id);
+      }
+      joined = !live.empty();
+      if (probe_pos_ >= probe_order_.size()) {
+        probe_order_ = live;
+        std::shuffle(probe_order_.begin(), probe_order_.end(), rng_);
+        probe_pos_ = 0;
+      }
+      while (probe_pos_ < probe_order_.size() && target_id.empty()) {
+        const std::string& id = probe_order_[probe_pos_++];
+        auto it = members_.find(id);
+        if (it != members_.end() && it->second.rec.state != MemberState::kDead) {
+          target_id = id;
+          target_addr = it->second.rec.address;
+        }
+      }
+      if (!target_id.empty()) {
+        probe_target_ = target_id;
+        probe_acked_ = false;
+        for (const auto& id : live) {
+          if (id != target_id) helpers.push_back(members_.at(id).rec.address);
+        }
+        std::shuffle(helpers.begin(), helpers.end(), rng_);
+        if (helpers.size() > static_cast<size_t>(o_.indirect_probes)) {
+          helpers.resize(static_cast<size_t>(o_.indirect_probes));
+        }
+      }
+      // Now and then, exchange whole member lists with someone alive, and
+      // with someone held dead: a member that restarted or was cut off by a
+      // partition is found again this way (nobody probes the dead).
+      if (ticks_ % static_cast<uint64_t>(std::max<int64_t>(1, o_.members_sync_every)) == 0) {
+        if (!live.empty()) exchange_addr = members_.at(live[rng_() % live.size()]).rec.address;
+        std::vector<std::string> dead_addrs;
+        for (const auto& [id, m] : members_) {
+          if (m.rec.state == MemberState::kDead) dead_addrs.push_back(m.rec.address);
+        }
+        if (!dead_addrs.empty()) dead_addr = dead_addrs[rng_() % dead_addrs.size()];
+      }
+      for (const auto& addr : resync_) {
+        for (const auto& [id, m] : members_) {
+          if (m.rec.address == addr && id != o_.node_id && m.rec.state != MemberState::kDead) {
+            resync.push_back(addr);
+          }
+        }
+      }
+      resync_.clear();
+    }
+    for (const auto& addr : resync) SyncTo(addr);
+    if (!joined) Join();
+    if (!exchange_addr.empty()) ExchangeMembers(exchange_addr, false);
+    if (!dead_addr.empty()) ExchangeMembers(dead_addr, false);
+    if (!target_id.empty()) Probe(target_id, target_addr, helpers);
+  }
+
+  void Probe(const std::string& id, const std::string& address,
+             const std::vector<std::string>& helpers) {
+    auto acked = [this, id](bool ok, std::string_view) {
+      if (!ok) return;
+      std::lock_guard<std::mutex> l(mu_);
+      if (probe_target_ == id) probe_acked_ = true;
+    };
+    Request(address, MsgType::kPing, GossipBody(), o_.probe_timeout_ms,
+            [this, address, helpers, acked](bool ok, std::string_view b) {
+              if (ok) return acked(true, b);
+              // No direct ack: ask others to probe it (for the rest of the
+              // interval).
+              Writer target;
+              target.Str(address);
+              for (const auto& h : helpers) {
+                Request(h, MsgType::kPingReq, GossipBody(target.out()),
+                        std::max<int64_t>(1, o_.probe_interval_ms - o_.probe_timeout_ms), acked);
+              }
+            });
+  }
+
+  // Joins through the configured addresses: each answers with its members.
+  void Join() {
+    for (const auto& addr : o_.join) {
+      if (addr == address_) continue;
+      ExchangeMembers(addr, true);
+    }
+  }
+
+  void ExchangeMembers(const std::string& address, bool joining) {
+    Request(address, MsgType::kJoin, MembersBody(), o_.request_timeout_ms,
+            [this, address, joining](bool ok, std::string_view body) {
+              if (!ok) return;
+              ReadMembers(body);
+              if (joining) RequestSync(address);
+            });
+  }
+
+  // Asks the member at `address` for its whole state.
+  void RequestSync(const std::string& address) {
+    bool first = false;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      first = !synced_;
+      synced_ = true;
+    }
+    if (!first) return;
+    Writer w;
+    w.Str(o_.node_id);
+    w.Str(address_);
+    SendTo(address, std::make_shared<const std::string>(Frame(MsgType::kSyncRequest, 0, w.out())),
+           false);
+  }
+
+  const ClusterOptions o_;
+  const uint64_t node_hash_;
+  std::string address_;
+  Store* store_ = nullptr;
+  Hlc hlc_;
+
+  asio::io_context io_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  tcp::acceptor acceptor_;
+  asio::steady_timer tick_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stopped_{false};
+
+  mutable std::mutex mu_;  // membership
+  std::map<std::string, Member> members_;
+  std::vector<Gossip> gossip_;
+  std::vector<std::string> probe_order_;
+  size_t probe_pos_ = 0;
+  std::string probe_target_;
+  bool probe_acked_ = false;
+  uint64_t ticks_ = 0;
+  bool synced_ = false;
+  std::set<std::string> resync_;  // addresses to send a whole state
+  std::mt19937_64 rng_;
+#ifdef EPHPM_CLUSTER_TEST_HOOKS
+  std::set<std::string> cut_;
+  std::map<std::string, int64_t> delay_;
+#endif
+  std::shared_ptr<const std::vector<std::string>> peers_ =
+      std::make_shared<const std::vector<std::string>>();
+
+  std::mutex conns_mu_;
+  std::map<std::string, std::shared_ptr<Conn>> links_;  // outbound, by address
+  std::vector<std::weak_ptr<Conn>> inbound_;
+
+  std::atomic<uint64_t> mutations_published_{0};
+  std::atomic<uint64_t> mutations_received_{0};
+  std::atomic<uint64_t> frames_dropped_{0};  // replication frames over a peer's queue cap
+  std::atomic<uint64_t> full_syncs_sent_{0};
+
+  std::mutex pending_mu_;
+  std::unordered_map<uint64_t, Pending> pending_;
+  std::atomic<uint64_t> next_request_{0};
+};
+
+ClusterNode::ClusterNode(ClusterOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
+ClusterNode::~ClusterNode() = default;
+bool ClusterNode::Listen(std::string* error) { return impl_->Listen(error); }
+void ClusterNode::Attach(Store* store) { impl_->Attach(store); }
+void ClusterNode::Start() { impl_->Start(); }
+void ClusterNode::Stop() { impl_->Stop(); }
+const std::string& ClusterNode::id() const { return impl_->id(); }
+std::string ClusterNode::address() const { return impl_->address(); }
+std::vector<MemberRecord> ClusterNode::Members() const { return impl_->Members(); }
+std::vector<std::string> ClusterNode::AliveIds() const { return impl_->AliveIds(); }
+Stamp ClusterNode::NextStamp() { return impl_->NextStamp(); }
+void ClusterNode::Publish(const Mutation& m) { impl_->Publish(m); }
+std::string ClusterNode::Describe() const { return impl_->Describe(); }
+#ifdef EPHPM_CLUSTER_TEST_HOOKS
+void ClusterNode::TestCutOff(const std::string& peer, bool cut) { impl_->TestCutOff(peer, cut); }
+void ClusterNode::TestDelay(const std::string& peer, int64_t ms) { impl_->TestDelay(peer, ms); }
+void ClusterNode::TestSkewClock(int64_t ms) { impl_->TestSkewClock(ms); }
+#endif
+
+}  // namespace cluster
+}  // namespace ephpm

@@ -1,0 +1,110 @@
+// A cluster node: several ephpm processes forming one store.
+//
+//  - Membership: a SWIM-style protocol.  Every probe interval a node pings
+//    the next member of a shuffled round; without an ack within the probe
+//    timeout it asks k others to ping it (ping-req); without any ack by the
+//    end of the interval the member becomes suspect, and after the
+//    suspicion timeout dead.  A member that hears it is suspected refutes
+//    with a higher incarnation.  Changes ride on the probes (gossip), each
+//    sent a few times (3 x log2(n+1)).  A node joins through any member,
+//    which answers with every member it knows; members also exchange their
+//    whole lists now and then, so views converge.
+//  - Data plane: node-to-node TCP (Boost.Asio), versioned length-prefixed
+//    frames (wire.h), one reused connection per peer, a bounded send queue
+//    per peer, a timeout per request.
+//  - Replication: every client write is stamped with a hybrid logical clock
+//    reading and this node's id (Replicator::NextStamp) and published to
+//    every member not known dead; Store::ApplyReplicated keeps the newest
+//    stamp per key (last writer wins, tombstones for deletions).  A node
+//    that joins asks a member for its whole state; when a member comes back
+//    from dead (a restart or a healed partition) each side sends it its own
+//    state.  Reads are local.
+//
+// Thread-safe.
+
+#ifndef EPHPM_CLUSTER_NODE_H_
+#define EPHPM_CLUSTER_NODE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ephpm/replicator.h"
+#include "ephpm/store.h"
+#include "wire.h"
+
+namespace ephpm {
+namespace cluster {
+
+struct ClusterOptions {
+  std::string node_id;                  // unique in the cluster
+  std::string listen = "127.0.0.1:0";   // data plane; port 0 = any free port
+  std::vector<std::string> join;        // addresses of members to join through
+  int64_t probe_interval_ms = 200;      // one probe per interval
+  int64_t probe_timeout_ms = 100;       // direct ack expected within this
+  int indirect_probes = 2;              // members asked to ping-req
+  int64_t suspicion_timeout_ms = 1000;  // suspect -> dead
+  int64_t request_timeout_ms = 500;     // any request/response exchange
+  int64_t members_sync_every = 10;      // intervals between full member-list exchanges
+  size_t max_queue_bytes = 64u << 20;   // a peer's unsent frames; beyond: resync it
+  size_t io_threads = 1;
+};
+
+// Sizes time bounds from the options: a member that stops answering is seen
+// dead by every other member within this (detection, suspicion, and the
+// gossip's spread).
+int64_t FailureDetectionBoundMs(const ClusterOptions& o, size_t members);
+// A member that joins is known to every member within this.
+int64_t JoinBoundMs(const ClusterOptions& o, size_t members);
+
+class ClusterNode final : public Replicator {
+ public:
+  explicit ClusterNode(ClusterOptions options);
+  ~ClusterNode() override;  // Stop()s
+
+  ClusterNode(const ClusterNode&) = delete;
+  ClusterNode& operator=(const ClusterNode&) = delete;
+
+  // Binds the data plane.  Call before the Store is built (so its address is
+  // known), then Attach the store, then Start.
+  bool Listen(std::string* error);
+  // The store this node replicates (built with this node as its replicator).
+  void Attach(Store* store);
+  // Starts probing and joining.
+  void Start();
+  // Leaves: stops probing, closes every connection, joins the I/O threads.
+  void Stop();
+
+  const std::string& id() const;
+  std::string address() const;  // the bound data-plane address
+
+  // This node's view: every member it knows, itself included, by id.
+  std::vector<MemberRecord> Members() const;
+  // Ids of the members it holds alive (suspect counts as alive), sorted.
+  std::vector<std::string> AliveIds() const;
+
+  // Replicator
+  Stamp NextStamp() override;
+  void Publish(const Mutation& m) override;
+  std::string Describe() const override;
+
+#ifdef EPHPM_CLUSTER_TEST_HOOKS
+  // Test builds only: drop every frame to and from `peer` (a partition).
+  void TestCutOff(const std::string& peer, bool cut);
+  // Delay every frame this node sends to `peer`.
+  void TestDelay(const std::string& peer, int64_t ms);
+  // Move this node's wall clock (for stamps) by `ms`.
+  void TestSkewClock(int64_t ms);
+#endif
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cluster
+}  // namespace ephpm
+
+#endif  // EPHPM_CLUSTER_NODE_H_

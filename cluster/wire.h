@@ -1,0 +1,100 @@
+// The cluster's data plane format: length-prefixed, versioned frames over
+// TCP.
+//
+//   u32 length of what follows | u8 version | u8 type | u64 request id | body
+//
+// Integers are little endian; strings are a u32 length and the bytes.  A
+// frame of another version, or one that does not parse, closes the
+// connection (a node of a newer version must keep speaking this one).
+
+#ifndef EPHPM_CLUSTER_WIRE_H_
+#define EPHPM_CLUSTER_WIRE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ephpm/types.h"
+
+namespace ephpm {
+namespace cluster {
+
+inline constexpr uint8_t kWireVersion = 1;
+inline constexpr size_t kFrameHeader = 4 + 1 + 1 + 8;
+inline constexpr uint32_t kMaxFrame = 1u << 30;  // a value up to 512 MiB fits
+
+enum class MsgType : uint8_t {
+  kPing = 1,        // SWIM probe: sender, gossip
+  kAck = 2,         // answer to a ping (also forwarded for a ping-req)
+  kPingReq = 3,     // "probe this member for me": target id and address
+  kJoin = 4,        // every member the sender knows; answered with kMembers
+  kMembers = 5,     // every member this node knows
+  kReplicate = 6,   // mutations, one way
+  kSyncRequest = 7, // "send me your whole state"
+  kSyncBatch = 8,   // part of a state (mutations); a flag marks the last one
+  kRouteRequest = 9,   // a lock decision for the key's owner
+  kRouteReply = 10,    // its outcome
+};
+
+enum class MemberState : uint8_t { kAlive = 0, kSuspect = 1, kDead = 2 };
+
+const char* MemberStateName(MemberState s);
+
+struct MemberRecord {
+  std::string id;
+  std::string address;  // "host:port" of its data plane
+  uint64_t incarnation = 0;
+  MemberState state = MemberState::kAlive;
+};
+
+// Appends the encoding of values to a frame body.
+class Writer {
+ public:
+  void U8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
+  void U32(uint32_t v);
+  void U64(uint64_t v);
+  void I64(int64_t v) { U64(static_cast<uint64_t>(v)); }
+  void Str(std::string_view s);
+  void Member(const MemberRecord& m);
+  void Mut(const Mutation& m);
+  std::string& out() { return out_; }
+
+ private:
+  std::string out_;
+};
+
+// Reads a frame body; every read fails (returns false) past the end.
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  bool U8(uint8_t* v);
+  bool U32(uint32_t* v);
+  bool U64(uint64_t* v);
+  bool I64(int64_t* v);
+  bool Str(std::string_view* s);
+  bool Member(MemberRecord* m);
+  // The views in *m point into the frame.
+  bool Mut(Mutation* m);
+  bool done() const { return in_.empty(); }
+
+ private:
+  std::string_view in_;
+};
+
+// A whole frame: header then body.
+std::string Frame(MsgType type, uint64_t request_id, std::string_view body);
+
+// Parses a header from 14 bytes: the body's length, version, type, request id.
+struct Header {
+  uint32_t body_length;
+  uint8_t version;
+  MsgType type;
+  uint64_t request_id;
+};
+Header ParseHeader(const char* p);
+
+}  // namespace cluster
+}  // namespace ephpm
+
+#endif  // EPHPM_CLUSTER_WIRE_H_

@@ -1,0 +1,512 @@
+// Several cluster nodes in one process, over real sockets on loopback (ports
+// chosen by the OS): membership by gossip, failure detection, replication,
+// last-writer-wins under skewed clocks, partitions and catching up.
+//
+// The probe period is shortened (50 ms) so the bounds are short; the bounds
+// asserted are the documented ones (FailureDetectionBoundMs, JoinBoundMs)
+// for those options.
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <netinet/in.h>
+#include <poll.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ephpm/store.h"
+#include "node.h"
+#include "test_util.h"
+
+using ephpm::Status;
+using ephpm::Store;
+using ephpm::cluster::ClusterNode;
+using ephpm::cluster::ClusterOptions;
+using ephpm::cluster::FailureDetectionBoundMs;
+using ephpm::cluster::JoinBoundMs;
+using ephpm::cluster::MemberState;
+
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+ClusterOptions Fast(const std::string& id) {
+  ClusterOptions o;
+  o.node_id = id;
+  o.listen = "127.0.0.1:0";
+  o.probe_interval_ms = 50;
+  o.probe_timeout_ms = 20;
+  o.suspicion_timeout_ms = 300;
+  o.request_timeout_ms = 300;
+  o.members_sync_every = 4;
+  return o;
+}
+
+// A node and its store, built in the order the host builds them.
+struct Node {
+  std::unique_ptr<ClusterNode> node;
+  std::unique_ptr<Store> store;
+
+  explicit Node(ClusterOptions o) {
+    node = std::make_unique<ClusterNode>(std::move(o));
+    std::string error;
+    REQUIRE(node->Listen(&error));
+    ephpm::StoreOptions so;
+    so.replicator = node.get();
+    store = Store::Create(so, &error);
+    REQUIRE(store);
+    node->Attach(store.get());
+    node->Start();
+  }
+  ~Node() { Kill(); }
+
+  // Stops the node (its sockets close) and drops its store.
+  void Kill() {
+    if (node) node->Stop();
+    store.reset();
+    node.reset();
+  }
+
+  const std::string& id() const { return node->id(); }
+  std::string address() const { return node->address(); }
+
+  std::string Get(const std::string& key) const {
+    std::string v;
+    return store->Get(key, &v) == Status::kOk ? v : "<missing>";
+  }
+
+  // This node's view: member id -> state.
+  std::map<std::string, MemberState> View() const {
+    std::map<std::string, MemberState> out;
+    for (const auto& m : node->Members()) out[m.id] = m.state;
+    return out;
+  }
+};
+
+// Polls `pred` until it holds or `timeout_ms` passes; returns how long it
+// took, or -1.
+int64_t WaitFor(int64_t timeout_ms, const std::function<bool()>& pred) {
+  const int64_t start = NowMs();
+  for (;;) {
+    if (pred()) return NowMs() - start;
+    if (NowMs() - start > timeout_ms) return -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+bool AllAlive(const std::vector<Node*>& nodes, const std::set<std::string>& ids) {
+  for (const Node* n : nodes) {
+    const auto alive = n->node->AliveIds();
+    if (std::set<std::string>(alive.begin(), alive.end()) != ids) return false;
+  }
+  return true;
+}
+
+// Three nodes: b joins through a, c through b (so c learns a only by gossip).
+struct Trio {
+  Node a{Fast("a")};
+  Node b{[&] {
+    auto o = Fast("b");
+    o.join = {a.address()};
+    return o;
+  }()};
+  Node c{[&] {
+    auto o = Fast("c");
+    o.join = {b.address()};
+    return o;
+  }()};
+
+  std::vector<Node*> all() { return {&a, &b, &c}; }
+
+  void Converge() {
+    REQUIRE(WaitFor(JoinBoundMs(Fast("x"), 3) * 2, [&] {
+              return AllAlive(all(), {"a", "b", "c"});
+            }) >= 0);
+  }
+
+  // Cuts `n` off from the others in both directions (or heals it).
+  void Isolate(Node& n, bool cut) {
+    for (Node* o : all()) {
+      if (o == &n) continue;
+      n.node->TestCutOff(o->id(), cut);
+      o->node->TestCutOff(n.id(), cut);
+    }
+  }
+
+  bool Everywhere(const std::string& key, const std::string& value) {
+    for (Node* n : all()) {
+      if (n->Get(key) != value) return false;
+    }
+    return true;
+  }
+};
+
+int ConnectTcp(const std::string& host, int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, host.c_str(), &sa.sin_addr);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Writes `data`, then reads until the peer closes (true) or `timeout_ms`
+// passes (false).
+bool SendAndExpectClose(int fd, const std::string& data, int timeout_ms) {
+  if (send(fd, data.data(), data.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(data.size())) {
+    close(fd);
+    return true;  // already closed on us
+  }
+  const int64_t end = NowMs() + timeout_ms;
+  char buf[4096];
+  while (NowMs() < end) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 50) <= 0) continue;
+    const ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) {
+      close(fd);
+      return true;
+    }
+  }
+  close(fd);
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("cluster: membership converges; a node added later and one killed are seen in bound",
+          "[cluster]") {
+  Trio t;
+  const int64_t joined = WaitFor(JoinBoundMs(Fast("x"), 3), [&] {
+    return AllAlive(t.all(), {"a", "b", "c"});
+  });
+  INFO("three nodes converged in " << joined << " ms");
+  REQUIRE(joined >= 0);
+
+  // A fourth node, given only c's address.
+  auto od = Fast("d");
+  od.join = {t.c.address()};
+  Node d(od);
+  const int64_t bound_join = JoinBoundMs(od, 4);
+  const int64_t seen = WaitFor(bound_join, [&] {
+    return AllAlive({&t.a, &t.b, &t.c, &d}, {"a", "b", "c", "d"});
+  });
+  INFO("d known everywhere after " << seen << " ms; bound " << bound_join << " ms");
+  REQUIRE(seen >= 0);
+
+  // Kill b: everyone else sees it dead within the bound.
+  t.b.Kill();
+  const int64_t bound_dead = FailureDetectionBoundMs(od, 4);
+  const int64_t dead = WaitFor(bound_dead, [&] {
+    for (Node* n : {&t.a, &t.c, &d}) {
+      auto v = n->View();
+      if (v.count("b") == 0 || v["b"] != MemberState::kDead) return false;
+    }
+    return true;
+  });
+  INFO("b seen dead everywhere after " << dead << " ms; bound " << bound_dead << " ms");
+  REQUIRE(dead >= 0);
+  CHECK(AllAlive({&t.a, &t.c, &d}, {"a", "c", "d"}));
+
+  // The INFO text names every member with its state.
+  const std::string info = t.a.node->Describe();
+  CHECK(info.find("cluster_node_id:a\n") != std::string::npos);
+  CHECK(info.find("id=b,address=") != std::string::npos);
+  CHECK(info.find("state=dead") != std::string::npos);
+  CHECK(info.find("cluster_alive:3\n") != std::string::npos);
+}
+
+TEST_CASE("cluster: a node that is slow but alive is suspected, refutes, and stays a member",
+          "[cluster]") {
+  Trio t;
+  t.Converge();
+  // Delay every frame b sends by more than a probe timeout but less than
+  // the suspicion timeout: others suspect it, its refutation wins.
+  for (Node* n : t.all()) {
+    if (n != &t.b) t.b.node->TestDelay(n->id(), 40);
+  }
+  bool suspected = false, dead = false;
+  const int64_t until = NowMs() + 1500;
+  while (NowMs() < until) {
+    for (Node* n : {&t.a, &t.c}) {
+      const MemberState st = n->View()["b"];
+      suspected |= st == MemberState::kSuspect;
+      dead |= st == MemberState::kDead;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  t.b.node->TestDelay("a", 0);
+  t.b.node->TestDelay("c", 0);
+  CHECK(suspected);
+  CHECK_FALSE(dead);
+  REQUIRE(WaitFor(2000, [&] { return AllAlive(t.all(), {"a", "b", "c"}); }) >= 0);
+  for (Node* n : t.all()) CHECK(n->View()["b"] != MemberState::kDead);
+}
+
+TEST_CASE("cluster: values, hashes, TTLs, deletes and flushes converge on every node",
+          "[cluster]") {
+  Trio t;
+  t.Converge();
+  int64_t added = 0;
+
+  REQUIRE(t.a.store->Set("s", "from a") == Status::kOk);
+  REQUIRE(t.b.store->Set("ttl", "x", 60000) == Status::kOk);
+  REQUIRE(t.c.store->HSet("h", {{"f1", "v1"}, {"f2", "v2"}}, false, &added) == Status::kOk);
+  int64_t n = 0;
+  REQUIRE(t.a.store->IncrBy("counter", 5, &n) == Status::kOk);
+  REQUIRE(WaitFor(2000, [&] {
+            return t.Everywhere("s", "from a") && t.Everywhere("ttl", "x") &&
+                   t.Everywhere("counter", "5");
+          }) >= 0);
+  REQUIRE(WaitFor(2000, [&] {
+            for (Node* x : t.all()) {
+              std::string v;
+              if (x->store->HGet("h", "f2", &v) != Status::kOk || v != "v2") return false;
+            }
+            return true;
+          }) >= 0);
+  // The TTL travels as an absolute expiry: the same instant everywhere.
+  ephpm::EntryInfo ia, ic;
+  REQUIRE(t.a.store->Inspect("ttl", &ia) == Status::kOk);
+  REQUIRE(t.c.store->Inspect("ttl", &ic) == Status::kOk);
+  CHECK(ia.expires_at_ms != 0);
+  CHECK(ia.expires_at_ms == ic.expires_at_ms);
+
+  // A hash field written on another node joins the same hash.
+  REQUIRE(t.a.store->HSet("h", {{"f3", "v3"}}, false, &added) == Status::kOk);
+  REQUIRE(WaitFor(2000, [&] {
+            std::vector<std::pair<std::string, std::string>> all;
+            if (t.b.store->HGetAll("h", &all) != Status::kOk) return false;
+            return all.size() == 3;
+          }) >= 0);
+
+  // expire / persist / del / del_if_eq / set_if_eq.
+  bool applied = false;
+  REQUIRE(t.c.store->Persist("ttl", &applied) == Status::kOk);
+  REQUIRE(WaitFor(2000, [&] {
+            ephpm::EntryInfo i;
+            return t.a.store->Inspect("ttl", &i) == Status::kOk && i.expires_at_ms == 0;
+          }) >= 0);
+  REQUIRE(t.b.store->Expire("s", 1, &applied) == Status::kOk);  // gone in 1 ms
+  REQUIRE(WaitFor(2000, [&] { return t.Everywhere("s", "<missing>"); }) >= 0);
+  REQUIRE(t.a.store->Set("lock", "tok") == Status::kOk);
+  REQUIRE(WaitFor(2000, [&] { return t.Everywhere("lock", "tok"); }) >= 0);
+  REQUIRE(t.a.store->SetIfEq("lock", "tok", "data", "fenced", 0) ==
+          ephpm::SetIfEqOutcome::kWritten);
+  REQUIRE(t.b.store->DelIfEq("lock", "tok") == ephpm::DelIfEqOutcome::kDeleted);
+  REQUIRE(WaitFor(2000, [&] {
+            return t.Everywhere("lock", "<missing>") && t.Everywhere("data", "fenced");
+          }) >= 0);
+  int64_t removed = 0;
+  REQUIRE(t.c.store->Del("counter", &removed) == Status::kOk);
+  REQUIRE(WaitFor(2000, [&] { return t.Everywhere("counter", "<missing>"); }) >= 0);
+
+  // A flush on one node empties every node.
+  t.b.store->Flush();
+  REQUIRE(WaitFor(2000, [&] {
+            for (Node* x : t.all()) {
+              if (x->store->Stats().keys != 0) return false;
+            }
+            return true;
+          }) >= 0);
+  // ... and a write after it survives it everywhere.
+  REQUIRE(t.c.store->Set("after", "flush") == Status::kOk);
+  REQUIRE(WaitFor(2000, [&] { return t.Everywhere("after", "flush"); }) >= 0);
+}
+
+TEST_CASE("cluster: concurrent writes to one key settle on one winner everywhere, with skewed clocks",
+          "[cluster]") {
+  Trio t;
+  t.Converge();
+  const int64_t skews[][3] = {{0, 0, 0}, {2000, -2000, 0}, {-2000, 0, 2000}};
+  for (const auto& skew : skews) {
+    t.a.node->TestSkewClock(skew[0]);
+    t.b.node->TestSkewClock(skew[1]);
+    t.c.node->TestSkewClock(skew[2]);
+    const int kKeys = 200;
+    ephpm_test::Barrier barrier(3);
+    std::vector<std::thread> writers;
+    for (Node* n : t.all()) {
+      writers.emplace_back([&, n] {
+        barrier.ArriveAndWait();
+        for (int i = 0; i < kKeys; ++i) {
+          (void)n->store->Set("race:" + std::to_string(i), n->id() + std::to_string(skew[0]));
+        }
+      });
+    }
+    for (auto& w : writers) w.join();
+    INFO("skews " << skew[0] << " " << skew[1] << " " << skew[2]);
+    REQUIRE(WaitFor(3000, [&] {
+              for (int i = 0; i < kKeys; ++i) {
+                const std::string k = "race:" + std::to_string(i);
+                const std::string v = t.a.Get(k);
+                if (v == "<missing>" || t.b.Get(k) != v || t.c.Get(k) != v) return false;
+              }
+              return true;
+            }) >= 0);
+  }
+  // With +2 s on a, -2 s on b: b's and c's later writes still win once they
+  // have heard a's (the hybrid clock never goes back).
+  t.a.node->TestSkewClock(2000);
+  t.b.node->TestSkewClock(-2000);
+  REQUIRE(t.a.store->Set("seq", "first") == Status::kOk);
+  REQUIRE(WaitFor(2000, [&] { return t.Everywhere("seq", "first"); }) >= 0);
+  REQUIRE(t.b.store->Set("seq", "second") == Status::kOk);
+  REQUIRE(WaitFor(2000, [&] { return t.Everywhere("seq", "second"); }) >= 0);
+}
+
+TEST_CASE("cluster: a deleted key stays deleted after a partition heals; the cut-off node catches up",
+          "[cluster]") {
+  Trio t;
+  t.Converge();
+  REQUIRE(t.a.store->Set("doomed", "v") == Status::kOk);
+  REQUIRE(t.a.store->Set("kept", "old") == Status::kOk);
+  REQUIRE(WaitFor(2000, [&] { return t.Everywhere("doomed", "v"); }) >= 0);
+
+  // Cut c off long enough for everyone to declare the others dead.
+  t.Isolate(t.c, true);
+  const int64_t bound = FailureDetectionBoundMs(Fast("x"), 3);
+  REQUIRE(WaitFor(bound * 2, [&] {
+            return t.c.View()["a"] == MemberState::kDead && t.a.View()["c"] == MemberState::kDead;
+          }) >= 0);
+
+  // Meanwhile: b deletes "doomed", a writes what c misses, c writes what
+  // the others miss.
+  int64_t removed = 0;
+  REQUIRE(t.b.store->Del("doomed", &removed) == Status::kOk);
+  for (int i = 0; i < 100; ++i) {
+    REQUIRE(t.a.store->Set("missed:" + std::to_string(i), "m") == Status::kOk);
+  }
+  REQUIRE(t.c.store->Set("from-c", "partitioned") == Status::kOk);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK(t.c.Get("doomed") == "v");
+  CHECK(t.c.Get("missed:0") == "<missing>");
+
+  t.Isolate(t.c, false);
+  REQUIRE(WaitFor(bound * 4, [&] { return AllAlive(t.all(), {"a", "b", "c"}); }) >= 0);
+  REQUIRE(WaitFor(3000, [&] {
+            for (int i = 0; i < 100; ++i) {
+              if (t.c.Get("missed:" + std::to_string(i)) != "m") return false;
+            }
+            return t.Everywhere("from-c", "partitioned") && t.Everywhere("kept", "old");
+          }) >= 0);
+  // c sent its whole state (with the old "doomed") to the others: the
+  // tombstone outranks it, and c takes the deletion.
+  REQUIRE(WaitFor(3000, [&] { return t.Everywhere("doomed", "<missing>"); }) >= 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK(t.Everywhere("doomed", "<missing>"));
+}
+
+TEST_CASE("cluster: a short cut (never declared dead) is repaired too", "[cluster]") {
+  Trio t;
+  t.Converge();
+  t.Isolate(t.b, true);
+  for (int i = 0; i < 50; ++i) {
+    REQUIRE(t.a.store->Set("short:" + std::to_string(i), "x") == Status::kOk);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  CHECK(t.b.Get("short:0") == "<missing>");
+  t.Isolate(t.b, false);
+  REQUIRE(WaitFor(3000, [&] {
+            for (int i = 0; i < 50; ++i) {
+              if (t.b.Get("short:" + std::to_string(i)) != "x") return false;
+            }
+            return true;
+          }) >= 0);
+}
+
+TEST_CASE("cluster: a node that joins later receives the whole state", "[cluster]") {
+  Trio t;
+  t.Converge();
+  int64_t added = 0;
+  for (int i = 0; i < 3000; ++i) {
+    REQUIRE(t.a.store->Set("bulk:" + std::to_string(i), std::string(100, 'v')) == Status::kOk);
+  }
+  REQUIRE(t.b.store->HSet("bulk:hash", {{"f", "v"}}, false, &added) == Status::kOk);
+  REQUIRE(WaitFor(3000, [&] { return t.c.store->Stats().keys == 3001; }) >= 0);
+  auto od = Fast("d");
+  od.join = {t.b.address()};
+  Node d(od);
+  const bool synced = WaitFor(5000, [&] { return d.store->Stats().keys == 3001; }) >= 0;
+  INFO("d has " << d.store->Stats().keys << " keys\n" << d.node->Describe() << "\nb:\n"
+                << t.b.node->Describe());
+  REQUIRE(synced);
+  std::string v;
+  CHECK(d.store->HGet("bulk:hash", "f", &v) == Status::kOk);
+  CHECK(d.Get("bulk:2999") == std::string(100, 'v'));
+}
+
+TEST_CASE("cluster: a peer's send queue over its cap drops frames, then resyncs the peer",
+          "[cluster]") {
+  auto oa = Fast("a");
+  oa.max_queue_bytes = 4096;  // a few frames
+  Node a(oa);
+  auto ob = Fast("b");
+  ob.join = {a.address()};
+  Node b(ob);
+  REQUIRE(WaitFor(2000, [&] { return AllAlive({&a, &b}, {"a", "b"}); }) >= 0);
+  for (int i = 0; i < 2000; ++i) {
+    REQUIRE(a.store->Set("q:" + std::to_string(i), std::string(1000, 'q')) == Status::kOk);
+  }
+  REQUIRE(WaitFor(5000, [&] { return b.store->Stats().keys == 2000; }) >= 0);
+  const std::string info = a.node->Describe();
+  INFO(info);
+  CHECK(info.find("cluster_frames_dropped:0\n") == std::string::npos);
+}
+
+TEST_CASE("cluster: bad listen addresses and garbage on the data plane", "[cluster]") {
+  {
+    auto o = Fast("x");
+    o.listen = "nonsense";
+    ClusterNode n(o);
+    std::string error;
+    CHECK_FALSE(n.Listen(&error));
+    CHECK(error.find("host:port") != std::string::npos);
+  }
+  {
+    auto o = Fast("x");
+    o.listen = "256.1.1.1:1";
+    ClusterNode n(o);
+    std::string error;
+    CHECK_FALSE(n.Listen(&error));
+    CHECK(error.find("invalid") != std::string::npos);
+  }
+  Trio t;
+  t.Converge();
+  // A client speaking something else (an HTTP request, a frame of another
+  // version, a frame too long) is disconnected; the node carries on.
+  std::string host = t.a.address().substr(0, t.a.address().rfind(':'));
+  const int port = std::stoi(t.a.address().substr(t.a.address().rfind(':') + 1));
+  const std::string garbage[] = {
+      "GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+      std::string("\x0a\x00\x00\x00\x09\x01\x00\x00\x00\x00\x00\x00\x00\x00", 14),
+      std::string("\xff\xff\xff\x7f\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00", 14),
+      std::string("\x05\x00\x00\x00\x01\x06\x00\x00\x00\x00\x00\x00\x00\x00\xff", 15),
+  };
+  for (const std::string& g : garbage) {
+    const int fd = ConnectTcp(host, port);
+    REQUIRE(fd >= 0);
+    CHECK(SendAndExpectClose(fd, g, 2000));
+  }
+  REQUIRE(t.a.store->Set("still", "works") == Status::kOk);
+  REQUIRE(WaitFor(2000, [&] { return t.Everywhere("still", "works"); }) >= 0);
+  CHECK(AllAlive(t.all(), {"a", "b", "c"}));
+}
