@@ -225,6 +225,19 @@ int OpGetInto(void* ctx, const char* key, size_t key_len, char* buf, size_t buf_
   return C(st);
 }
 
+int OpGetFromOwner(void* ctx, const char* key, size_t key_len, char** value,
+                   size_t* value_len) {
+  std::string v;
+  const Status st = S(ctx)->GetFromOwner(V(key, key_len), &v);
+  if (st != Status::kOk) return C(st);
+  char* buf = MallocBytes(v.size());
+  if (buf == nullptr) return EPHPM_KV_OUT_OF_MEMORY;
+  if (!v.empty()) std::memcpy(buf, v.data(), v.size());
+  *value = buf;
+  *value_len = v.size();
+  return EPHPM_KV_OK;
+}
+
 int OpClusterInfo(void* ctx, char** text, size_t* text_len) {
   const Replicator* r = S(ctx)->options().replicator;
   const std::string lines = r != nullptr ? r->Describe() : std::string();
@@ -287,6 +300,7 @@ ephpm_kv_ops MakeKvOps(Store* store) {
   ops.set_if_eq = OpSetIfEq;
   ops.get_into = OpGetInto;
   ops.cluster_info = OpClusterInfo;
+  ops.get_from_owner = OpGetFromOwner;
   return ops;
 }
 

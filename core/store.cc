@@ -556,6 +556,20 @@ class Store::Impl {
   }
 
   Status IncrBy(std::string_view key, int64_t delta, int64_t* result) {
+    if (options_.replicator != nullptr) {
+      const Routed<IncrByReply> r = options_.replicator->RouteIncrBy(key, delta);
+      switch (r.where) {
+        case Routed<IncrByReply>::Where::kLocal: break;
+        case Routed<IncrByReply>::Where::kOwner:
+          if (r.outcome.status == Status::kOk) *result = r.outcome.value;
+          return r.outcome.status;
+        case Routed<IncrByReply>::Where::kOwnerUnreachable: return Status::kOwnerUnreachable;
+      }
+    }
+    return IncrByLocal(key, delta, result);
+  }
+
+  Status IncrByLocal(std::string_view key, int64_t delta, int64_t* result) {
     if (!KeyOk(key)) return Status::kInvalidArgument;
     const HashedKey hk = HashKey(key);
     Shard& s = ShardFor(hk);
@@ -2470,6 +2484,29 @@ Status Store::Exists(std::string_view key, bool* exists) const {
 
 Status Store::IncrBy(std::string_view key, int64_t delta, int64_t* result) {
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->IncrBy(key, delta, result); });
+}
+
+Status Store::IncrByLocal(std::string_view key, int64_t delta, int64_t* result) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->IncrByLocal(key, delta, result); });
+}
+
+Status Store::GetFromOwner(std::string_view key, std::string* value) const {
+  if (Replicator* r = impl_->options().replicator; r != nullptr) {
+    Routed<GetReply> routed;
+    const Status st = OomGuard(Status::kOutOfMemory, [&] {
+      routed = r->RouteGet(key);
+      return Status::kOk;
+    });
+    if (st != Status::kOk) return st;
+    switch (routed.where) {
+      case Routed<GetReply>::Where::kLocal: break;
+      case Routed<GetReply>::Where::kOwner:
+        if (routed.outcome.status == Status::kOk) *value = std::move(routed.outcome.value);
+        return routed.outcome.status;
+      case Routed<GetReply>::Where::kOwnerUnreachable: return Status::kOwnerUnreachable;
+    }
+  }
+  return Get(key, value);
 }
 
 Status Store::SetWith(std::string_view key, std::string_view value, const SetOptions& options,

@@ -21,9 +21,17 @@
 
 static ephpm_kv_ops real_ops;     /* the standalone table the variant wraps */
 static ephpm_kv_ops variant_ops;  /* what was installed */
-static zend_long calls_set_nx, calls_del_if_eq, calls_set_if_eq, calls_del;
+static zend_long calls_set_nx, calls_del_if_eq, calls_set_if_eq, calls_del, calls_get,
+    calls_get_from_owner;
 
-typedef enum { FORWARD, UNREACHABLE, UNREACHABLE_LANDED, WRONG_TYPE, GET_FAILS } behaviour;
+typedef enum {
+  FORWARD,
+  UNREACHABLE,
+  UNREACHABLE_LANDED,
+  WRONG_TYPE,
+  GET_FAILS,
+  OWNER_READ_UNREACHABLE /* only get_from_owner cannot reach the owner */
+} behaviour;
 static behaviour mode;
 
 static int v_set_nx(void *ctx, const char *k, size_t kl, const char *v, size_t vl, int64_t ttl,
@@ -56,8 +64,16 @@ static int v_del(void *ctx, const char *k, size_t kl, int64_t *removed) {
 }
 
 static int v_get(void *ctx, const char *k, size_t kl, char **v, size_t *vl) {
+  ++calls_get;
   if (mode == WRONG_TYPE || mode == GET_FAILS) return EPHPM_KV_WRONG_TYPE;
   return real_ops.get(ctx, k, kl, v, vl);
+}
+
+static int v_get_from_owner(void *ctx, const char *k, size_t kl, char **v, size_t *vl) {
+  ++calls_get_from_owner;
+  if (mode == WRONG_TYPE || mode == GET_FAILS) return EPHPM_KV_WRONG_TYPE;
+  if (mode == OWNER_READ_UNREACHABLE || mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
+  return real_ops.get_from_owner(ctx, k, kl, v, vl);
 }
 
 static int v_get_into(void *ctx, const char *k, size_t kl, char *buf, size_t cap, size_t *vl) {
@@ -78,7 +94,7 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
   const char *v = ZSTR_VAL(variant);
   static const char *const known[] = {"standalone", "full", "short", "tiny", "abi",
                                       "unreachable", "unreachable_landed", "wrongtype",
-                                      "get_fails"};
+                                      "get_fails", "owner_read_unreachable"};
   bool is_known = false;
   for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) {
     if (strcmp(v, known[i]) == 0) is_known = true;
@@ -100,7 +116,9 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
   variant_ops.get = v_get;
   variant_ops.get_into = v_get_into;
   variant_ops.incr_by = v_incr_by;
-  calls_set_nx = calls_del_if_eq = calls_set_if_eq = calls_del = 0;
+  variant_ops.get_from_owner = v_get_from_owner;
+  calls_set_nx = calls_del_if_eq = calls_set_if_eq = calls_del = calls_get =
+      calls_get_from_owner = 0;
   mode = FORWARD;
   if (strcmp(v, "full") == 0) {
   } else if (strcmp(v, "short") == 0) {
@@ -117,6 +135,8 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
     mode = WRONG_TYPE;
   } else if (strcmp(v, "get_fails") == 0) {
     mode = GET_FAILS;
+  } else if (strcmp(v, "owner_read_unreachable") == 0) {
+    mode = OWNER_READ_UNREACHABLE;
   }
   ephpm_set_kv_ops(&variant_ops);
 }
@@ -128,6 +148,8 @@ PHP_FUNCTION(ephpm_test_op_calls) {
   add_assoc_long(return_value, "del_if_eq", calls_del_if_eq);
   add_assoc_long(return_value, "set_if_eq", calls_set_if_eq);
   add_assoc_long(return_value, "del", calls_del);
+  add_assoc_long(return_value, "get", calls_get);
+  add_assoc_long(return_value, "get_from_owner", calls_get_from_owner);
 }
 
 /* ---- the session lock's waits ---------------------------------------------- */

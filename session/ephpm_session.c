@@ -308,7 +308,23 @@ PS_READ_FUNC(ephpm) {
 
   char *value = NULL;
   size_t len = 0;
-  const int st = ops->get(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &value, &len);
+  int st;
+  if (d->lock == LOCK_HELD && EPHPM_KV_OPS_HAS(ops, get_from_owner)) {
+    /* In a cluster the lock's owner (also the data's: the keys share their
+     * {sid}) has the previous holder's write even if it has not reached
+     * this node yet. */
+    st = ops->get_from_owner(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &value,
+                             &len);
+    if (st == EPHPM_KV_OWNER_UNREACHABLE) {
+      php_error_docref(NULL, E_WARNING,
+                       "Session %s: the session data's owner is unreachable; reading this "
+                       "node's copy, which may miss the latest write",
+                       sid_for_messages(d));
+      st = ops->get(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &value, &len);
+    }
+  } else {
+    st = ops->get(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &value, &len);
+  }
   if (st == EPHPM_KV_NOT_FOUND) {
     *val = ZSTR_EMPTY_ALLOC();  /* a missing session reads as empty */
     return SUCCESS;

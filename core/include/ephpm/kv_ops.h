@@ -184,6 +184,14 @@ typedef struct ephpm_kv_ops {
    * terminated) and *text_len, or *text = NULL when the store is not in a
    * cluster.  OUT_OF_MEMORY when the text cannot be allocated. */
   int (*cluster_info)(void *ctx, char **text, size_t *text_len);
+
+  /* As get, but read on the key's owner in a cluster, so the caller sees the
+   * owner's latest decision even before replication brings it here (the
+   * session handler reads its data so while it holds the session lock).  On
+   * a single node, the same as get.  OWNER_UNREACHABLE when the owner cannot
+   * be asked (the local copy may then be read with get). */
+  int (*get_from_owner)(void *ctx, const char *key, size_t key_len, char **value,
+                        size_t *value_len);
 } ephpm_kv_ops;
 
 /* True when `ops` (of the provider's `size`) has a non-NULL `slot`. */

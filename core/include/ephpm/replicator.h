@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ephpm/types.h"
 
@@ -78,6 +79,28 @@ class Replicator {
   // it needs and hand it to another thread.  Expiry and eviction are local
   // and are not published.
   virtual void Publish(const Mutation& m) { (void)m; }
+
+  // Asked by Store::IncrBy before it looks at the local map; the owner runs
+  // Store::IncrByLocal.
+  virtual Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta) {
+    (void)key, (void)delta;
+    return Routed<IncrByReply>::Local();
+  }
+
+  // Asked by Store::GetFromOwner: a read that must see the owner's latest
+  // decision (a session's data while its lock is held), made with
+  // Store::Get on the owner.
+  virtual Routed<GetReply> RouteGet(std::string_view key) {
+    (void)key;
+    return Routed<GetReply>::Local();
+  }
+
+  // Whether all these keys have one owner (a multi-key command is refused
+  // otherwise).  Always true on a single node.
+  virtual bool SameOwner(const std::vector<std::string_view>& keys) {
+    (void)keys;
+    return true;
+  }
 };
 
 }  // namespace ephpm

@@ -171,7 +171,16 @@ class Store {
   // counts as "0") and stores the result, keeping any TTL.  kNotInteger when
   // the value is not a canonical decimal int64, kOverflow when the result
   // leaves the int64 range; in both cases the value is kept.
+  // Asks the replicator's RouteIncrBy first (kOwnerUnreachable when the
+  // owner cannot be asked).
   Status IncrBy(std::string_view key, int64_t delta, int64_t* result);
+  // The increment itself, on this node.  Never routes.
+  Status IncrByLocal(std::string_view key, int64_t delta, int64_t* result);
+
+  // As Get, but read on the key's owner when the replicator routes it
+  // (RouteGet): it sees the owner's latest write even before replication
+  // brings it here.  kOwnerUnreachable when the owner cannot be asked.
+  Status GetFromOwner(std::string_view key, std::string* value) const;
 
   // SET with Redis's options (NX/XX, KEEPTTL, EX/PX/EXAT/PXAT, GET).  With
   // get_old, an existing entry of another type is kWrongType and nothing is

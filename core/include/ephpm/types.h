@@ -4,7 +4,10 @@
 #define EPHPM_TYPES_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+
+#include "ephpm/status.h"
 
 namespace ephpm {
 
@@ -43,6 +46,19 @@ enum class SetIfEqOutcome : int {
   kOwnerUnreachable = 3,  // cluster: the owner did not answer; outcome unknown
   kWrongType = 4,         // the guard holds a non-string value
   kInvalidArgument = 5,   // a key, the token or the value too long; negative TTL
+};
+
+// What an increment decided by a key's owner came to: kOk and the new value,
+// or the error status (kNotInteger, kOverflow, kOutOfMemory, ...).
+struct IncrByReply {
+  Status status = Status::kOk;
+  int64_t value = 0;
+};
+
+// A read made on a key's owner: kOk and the value, kNotFound, kWrongType.
+struct GetReply {
+  Status status = Status::kNotFound;
+  std::string value;
 };
 
 // A write's place in the cluster-wide order, for last-writer-wins: a hybrid
