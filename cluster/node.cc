@@ -5,6 +5,7 @@
 #include <boost/asio.hpp>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
@@ -17,6 +18,7 @@
 #include <unordered_map>
 
 #include "ephpm/number_text.h"
+#include "owner.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -28,6 +30,8 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
 namespace {
+
+constexpr int kMaxStatus = static_cast<int>(Status::kNanOrInfinity);
 
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -214,6 +218,227 @@ class ClusterNode::Impl {
     mutations_published_.fetch_add(1, std::memory_order_relaxed);
   }
 
+  // ---- owner arbitration ------------------------------------------------------
+
+  enum class RouteOp : uint8_t { kSetNx = 1, kDelIfEq = 2, kSetIfEq = 3, kIncrBy = 4, kGet = 5 };
+
+  // The owner's address when another member decides for `key`; "" when
+  // this node does (it is the owner, or it knows no other alive member).
+  std::string OwnerAddress(std::string_view key) const {
+#ifdef EPHPM_CLUSTER_TEST_HOOKS
+    if (force_local_.load()) return "";
+#endif
+    auto alive = std::atomic_load(&alive_);
+    if (alive->size() <= 1) return "";
+    const AliveMember& owner = (*alive)[OwnerIndex(key, alive->size())];
+    return owner.self ? "" : owner.address;
+  }
+
+  std::string OwnerOf(std::string_view key) const {
+    auto alive = std::atomic_load(&alive_);
+    if (alive->empty()) return o_.node_id;
+    return (*alive)[OwnerIndex(key, alive->size())].id;
+  }
+
+  bool SameOwner(const std::vector<std::string_view>& keys) const {
+    auto alive = std::atomic_load(&alive_);
+    if (alive->size() <= 1 || keys.empty()) return true;
+    const size_t first = OwnerIndex(keys[0], alive->size());
+    for (std::string_view k : keys) {
+      if (OwnerIndex(k, alive->size()) != first) return false;
+    }
+    return true;
+  }
+
+  // Sends a route request to the owner at `address` and waits for its
+  // answer (the body after the sender id); false when none came within the
+  // request timeout, or the connection broke first.
+  bool Call(const std::string& address, const std::string& body, std::string* answer) {
+    struct Waiter {
+      std::mutex mu;
+      std::condition_variable cv;
+      bool done = false, ok = false;
+      std::string body;
+    };
+    auto w = std::make_shared<Waiter>();
+    routed_calls_.fetch_add(1, std::memory_order_relaxed);
+    Request(address, MsgType::kRouteRequest, body, o_.request_timeout_ms,
+            [w](bool ok, std::string_view b) {
+              std::lock_guard<std::mutex> l(w->mu);
+              w->done = true;
+              w->ok = ok;
+              if (ok) w->body.assign(b.data(), b.size());
+              w->cv.notify_all();
+            });
+    std::unique_lock<std::mutex> l(w->mu);
+    // The timer answers first; the margin covers a node being stopped.
+    w->cv.wait_for(l, std::chrono::milliseconds(o_.request_timeout_ms + 1000),
+                   [&] { return w->done; });
+    if (!w->done || !w->ok) {
+      routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    Reader r(w->body);
+    std::string_view sender;
+    if (!r.Str(&sender)) return false;
+    answer->assign(w->body, w->body.size() - r.remaining(), std::string::npos);
+    return true;
+  }
+
+  Writer RouteBody(RouteOp op) {
+    Writer w;
+    w.Str(o_.node_id);
+    w.U8(static_cast<uint8_t>(op));
+    return w;
+  }
+
+  // Decodes an outcome byte of an enum whose values run 0..max.
+  template <typename E>
+  static bool OutcomeFrom(std::string_view answer, int max, E* out) {
+    Reader r(answer);
+    uint8_t v = 0;
+    if (!r.U8(&v) || v > max) return false;
+    *out = static_cast<E>(v);
+    return true;
+  }
+
+  Routed<SetNxOutcome> RouteSetNx(std::string_view key, std::string_view value, int64_t ttl_ms) {
+    const std::string owner = OwnerAddress(key);
+    if (owner.empty()) return Routed<SetNxOutcome>::Local();
+    Writer w = RouteBody(RouteOp::kSetNx);
+    w.Str(key);
+    w.Str(value);
+    w.I64(ttl_ms);
+    std::string answer;
+    SetNxOutcome out;
+    if (!Call(owner, w.out(), &answer) ||
+        !OutcomeFrom(answer, static_cast<int>(SetNxOutcome::kInvalidArgument), &out)) {
+      return Routed<SetNxOutcome>::Unreachable();
+    }
+    return Routed<SetNxOutcome>::Owner(out);
+  }
+
+  Routed<DelIfEqOutcome> RouteDelIfEq(std::string_view key, std::string_view token) {
+    const std::string owner = OwnerAddress(key);
+    if (owner.empty()) return Routed<DelIfEqOutcome>::Local();
+    Writer w = RouteBody(RouteOp::kDelIfEq);
+    w.Str(key);
+    w.Str(token);
+    std::string answer;
+    DelIfEqOutcome out;
+    if (!Call(owner, w.out(), &answer) ||
+        !OutcomeFrom(answer, static_cast<int>(DelIfEqOutcome::kOutOfMemory), &out)) {
+      return Routed<DelIfEqOutcome>::Unreachable();
+    }
+    return Routed<DelIfEqOutcome>::Owner(out);
+  }
+
+  Routed<SetIfEqOutcome> RouteSetIfEq(std::string_view guard_key, std::string_view token,
+                                      std::string_view key, std::string_view value,
+                                      int64_t ttl_ms) {
+    const std::string owner = OwnerAddress(guard_key);
+    if (owner.empty()) return Routed<SetIfEqOutcome>::Local();
+    Writer w = RouteBody(RouteOp::kSetIfEq);
+    w.Str(guard_key);
+    w.Str(token);
+    w.Str(key);
+    w.Str(value);
+    w.I64(ttl_ms);
+    std::string answer;
+    SetIfEqOutcome out;
+    if (!Call(owner, w.out(), &answer) ||
+        !OutcomeFrom(answer, static_cast<int>(SetIfEqOutcome::kInvalidArgument), &out)) {
+      return Routed<SetIfEqOutcome>::Unreachable();
+    }
+    return Routed<SetIfEqOutcome>::Owner(out);
+  }
+
+  Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta) {
+    const std::string owner = OwnerAddress(key);
+    if (owner.empty()) return Routed<IncrByReply>::Local();
+    Writer w = RouteBody(RouteOp::kIncrBy);
+    w.Str(key);
+    w.I64(delta);
+    std::string answer;
+    IncrByReply out;
+    if (!Call(owner, w.out(), &answer)) return Routed<IncrByReply>::Unreachable();
+    Reader r(answer);
+    if (!OutcomeFrom(answer, kMaxStatus, &out.status) || !r.Skip(1) || !r.I64(&out.value)) {
+      return Routed<IncrByReply>::Unreachable();
+    }
+    return Routed<IncrByReply>::Owner(out);
+  }
+
+  Routed<GetReply> RouteGet(std::string_view key) {
+    const std::string owner = OwnerAddress(key);
+    if (owner.empty()) return Routed<GetReply>::Local();
+    Writer w = RouteBody(RouteOp::kGet);
+    w.Str(key);
+    std::string answer;
+    GetReply out;
+    std::string_view value;
+    if (!Call(owner, w.out(), &answer)) return Routed<GetReply>::Unreachable();
+    Reader r(answer);
+    if (!OutcomeFrom(answer, kMaxStatus, &out.status) || !r.Skip(1) || !r.Str(&value)) {
+      return Routed<GetReply>::Unreachable();
+    }
+    out.value.assign(value.data(), value.size());
+    return Routed<GetReply>::Owner(std::move(out));
+  }
+
+  // The owner's side: decides with the _local operation (never forwarding
+  // again, so a request cannot bounce between nodes whose views differ) and
+  // answers.  False for a malformed request.
+  bool OnRouteRequest(Reader* r, std::string* answer) {
+    uint8_t op = 0;
+    if (!r->U8(&op)) return false;
+    Writer w;
+    w.Str(o_.node_id);
+    std::string_view key, value, token, guard;
+    int64_t ttl = 0, delta = 0;
+    switch (static_cast<RouteOp>(op)) {
+      case RouteOp::kSetNx: {
+        if (!r->Str(&key) || !r->Str(&value) || !r->I64(&ttl)) return false;
+        w.U8(static_cast<uint8_t>(store_->SetNxLocal(key, value, ttl)));
+        break;
+      }
+      case RouteOp::kDelIfEq: {
+        if (!r->Str(&key) || !r->Str(&token)) return false;
+        w.U8(static_cast<uint8_t>(store_->DelIfEqLocal(key, token)));
+        break;
+      }
+      case RouteOp::kSetIfEq: {
+        if (!r->Str(&guard) || !r->Str(&token) || !r->Str(&key) || !r->Str(&value) ||
+            !r->I64(&ttl)) {
+          return false;
+        }
+        w.U8(static_cast<uint8_t>(store_->SetIfEqLocal(guard, token, key, value, ttl)));
+        break;
+      }
+      case RouteOp::kIncrBy: {
+        if (!r->Str(&key) || !r->I64(&delta)) return false;
+        int64_t result = 0;
+        const Status st = store_->IncrByLocal(key, delta, &result);
+        w.U8(static_cast<uint8_t>(st));
+        w.I64(st == Status::kOk ? result : 0);
+        break;
+      }
+      case RouteOp::kGet: {
+        if (!r->Str(&key)) return false;
+        std::string v;
+        const Status st = store_->Get(key, &v);
+        w.U8(static_cast<uint8_t>(st));
+        w.Str(st == Status::kOk ? std::string_view(v) : std::string_view());
+        break;
+      }
+      default:
+        return false;
+    }
+    routed_decided_.fetch_add(1, std::memory_order_relaxed);
+    *answer = std::move(w.out());
+    return true;
+  }
+
   // ---- views -------------------------------------------------------------------
 
   std::vector<MemberRecord> Members() const {
@@ -246,6 +471,9 @@ class ClusterNode::Impl {
     out += "cluster_mutations_received:" + std::to_string(mutations_received_.load()) + "\n";
     out += "cluster_frames_dropped:" + std::to_string(frames_dropped_.load()) + "\n";
     out += "cluster_full_syncs_sent:" + std::to_string(full_syncs_sent_.load()) + "\n";
+    out += "cluster_routed_calls:" + std::to_string(routed_calls_.load()) + "\n";
+    out += "cluster_routed_unreachable:" + std::to_string(routed_unreachable_.load()) + "\n";
+    out += "cluster_routed_decided:" + std::to_string(routed_decided_.load()) + "\n";
     for (const auto& [id, m] : members_) {
       out += "cluster_member" + std::to_string(i++) + ":id=" + id + ",address=" + m.rec.address +
              ",state=" + MemberStateName(m.rec.state) +
@@ -268,7 +496,12 @@ class ClusterNode::Impl {
     std::lock_guard<std::mutex> l(mu_);
     delay_[peer] = ms;
   }
+  void TestDelayReplication(const std::string& peer, int64_t ms) {
+    std::lock_guard<std::mutex> l(mu_);
+    delay_replication_[peer] = ms;
+  }
   void TestSkewClock(int64_t ms) { hlc_.Skew(ms); }
+  void TestForceLocalRouting(bool local) { force_local_.store(local); }
 #endif
 
   // ---- connections ------------------------------------------------------------
@@ -406,7 +639,11 @@ class ClusterNode::Impl {
       const bool outbound = !address_.empty();
       Shut();
       // Frames to that member may be lost: resync it once it answers again.
-      if (outbound) node_->LinkFailed(address_);
+      // Requests sent on this connection will not be answered.
+      if (outbound) {
+        node_->LinkFailed(address_);
+        node_->FailPending(address_);
+      }
     }
 
     void Shut() {
@@ -485,6 +722,9 @@ class ClusterNode::Impl {
       const std::string peer = IdAtLocked(address);
       if (cut_.count(peer)) return;
       if (auto d = delay_.find(peer); d != delay_.end()) delay = d->second;
+      if (auto d = delay_replication_.find(peer); replication && d != delay_replication_.end()) {
+        delay += d->second;
+      }
     }
     if (delay > 0) {
       auto t = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(delay));
@@ -521,6 +761,7 @@ class ClusterNode::Impl {
   struct Pending {
     std::function<void(bool, std::string_view)> done;
     std::shared_ptr<asio::steady_timer> timer;
+    std::string address;  // where the request went
   };
 
   // Sends a request; `done` runs once: with the reply, or (false) on timeout.
@@ -530,13 +771,25 @@ class ClusterNode::Impl {
     auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(timeout_ms));
     {
       std::lock_guard<std::mutex> l(pending_mu_);
-      pending_[id] = Pending{std::move(done), timer};
+      pending_[id] = Pending{std::move(done), timer, address};
     }
     timer->async_wait([this, id](boost::system::error_code e) {
       if (e) return;
       Complete(id, false, {});
     });
     SendTo(address, std::make_shared<const std::string>(Frame(type, id, body)), false);
+  }
+
+  // The connection to `address` broke: its requests will get no answer.
+  void FailPending(const std::string& address) {
+    std::vector<uint64_t> ids;
+    {
+      std::lock_guard<std::mutex> l(pending_mu_);
+      for (const auto& [id, p] : pending_) {
+        if (p.address == address) ids.push_back(id);
+      }
+    }
+    for (uint64_t id : ids) Complete(id, false, {});
   }
 
   void Complete(uint64_t id, bool ok, std::string_view body) {
@@ -640,6 +893,17 @@ class ClusterNode::Impl {
           if (store_ != nullptr) store_->ApplyReplicated(m);
           mutations_received_.fetch_add(1, std::memory_order_relaxed);
         }
+        return true;
+      }
+      case MsgType::kRouteRequest: {
+        if (store_ == nullptr) return true;  // not serving yet: the asker times out
+        std::string answer;
+        if (!OnRouteRequest(&r, &answer)) return false;
+        Reply(c, std::string(sender), MsgType::kRouteReply, h.request_id, answer);
+        return true;
+      }
+      case MsgType::kRouteReply: {
+        Complete(h.request_id, true, std::string_view(body));
         return true;
       }
       case MsgType::kSyncRequest: {
@@ -818,7 +1082,7 @@ class ClusterNode::Impl {
       // what this node wrote meanwhile.
       revived->push_back(rec.address);
     }
-    if ((was == MemberState::kDead) != (rec.state == MemberState::kDead)) RefreshPeersLocked();
+    RefreshPeersLocked();  // the state or the address may have changed
   }
 
   void GossipLocked(const MemberRecord& rec) {
@@ -833,13 +1097,18 @@ class ClusterNode::Impl {
     gossip_.push_back(Gossip{rec, sends});
   }
 
-  // Rebuilds the list of addresses that replication goes to.
+  // Rebuilds the list of addresses that replication goes to, and the
+  // sorted alive members that ownership is computed over.
   void RefreshPeersLocked() {
     auto peers = std::make_shared<std::vector<std::string>>();
-    for (const auto& [id, m] : members_) {
-      if (id != o_.node_id && m.rec.state != MemberState::kDead) peers->push_back(m.rec.address);
+    auto alive = std::make_shared<std::vector<AliveMember>>();
+    for (const auto& [id, m] : members_) {  // std::map: sorted by id
+      if (m.rec.state == MemberState::kDead) continue;
+      if (id != o_.node_id) peers->push_back(m.rec.address);
+      alive->push_back(AliveMember{id, m.rec.address, id == o_.node_id});
     }
     std::atomic_store(&peers_, std::shared_ptr<const std::vector<std::string>>(std::move(peers)));
+    std::atomic_store(&alive_, std::shared_ptr<const std::vector<AliveMember>>(std::move(alive)));
   }
 
   void MarkLocked(const std::string& id, MemberState state) {
@@ -1030,9 +1299,19 @@ class ClusterNode::Impl {
 #ifdef EPHPM_CLUSTER_TEST_HOOKS
   std::set<std::string> cut_;
   std::map<std::string, int64_t> delay_;
+  std::map<std::string, int64_t> delay_replication_;
 #endif
   std::shared_ptr<const std::vector<std::string>> peers_ =
       std::make_shared<const std::vector<std::string>>();
+  struct AliveMember {
+    std::string id, address;
+    bool self;
+  };
+  std::shared_ptr<const std::vector<AliveMember>> alive_ =
+      std::make_shared<const std::vector<AliveMember>>();
+#ifdef EPHPM_CLUSTER_TEST_HOOKS
+  std::atomic<bool> force_local_{false};
+#endif
 
   std::mutex conns_mu_;
   std::map<std::string, std::shared_ptr<Conn>> links_;  // outbound, by address
@@ -1042,6 +1321,9 @@ class ClusterNode::Impl {
   std::atomic<uint64_t> mutations_received_{0};
   std::atomic<uint64_t> frames_dropped_{0};  // replication frames over a peer's queue cap
   std::atomic<uint64_t> full_syncs_sent_{0};
+  std::atomic<uint64_t> routed_calls_{0};        // decisions asked of another owner
+  std::atomic<uint64_t> routed_unreachable_{0};  // ... that got no answer in time
+  std::atomic<uint64_t> routed_decided_{0};      // decisions made here for another node
 
   std::mutex pending_mu_;
   std::unordered_map<uint64_t, Pending> pending_;
@@ -1062,10 +1344,34 @@ std::vector<std::string> ClusterNode::AliveIds() const { return impl_->AliveIds(
 Stamp ClusterNode::NextStamp() { return impl_->NextStamp(); }
 void ClusterNode::Publish(const Mutation& m) { impl_->Publish(m); }
 std::string ClusterNode::Describe() const { return impl_->Describe(); }
+std::string ClusterNode::OwnerOf(std::string_view key) const { return impl_->OwnerOf(key); }
+Routed<SetNxOutcome> ClusterNode::RouteSetNx(std::string_view key, std::string_view value,
+                                             int64_t ttl_ms) {
+  return impl_->RouteSetNx(key, value, ttl_ms);
+}
+Routed<DelIfEqOutcome> ClusterNode::RouteDelIfEq(std::string_view key, std::string_view token) {
+  return impl_->RouteDelIfEq(key, token);
+}
+Routed<SetIfEqOutcome> ClusterNode::RouteSetIfEq(std::string_view guard_key,
+                                                 std::string_view token, std::string_view key,
+                                                 std::string_view value, int64_t ttl_ms) {
+  return impl_->RouteSetIfEq(guard_key, token, key, value, ttl_ms);
+}
+Routed<IncrByReply> ClusterNode::RouteIncrBy(std::string_view key, int64_t delta) {
+  return impl_->RouteIncrBy(key, delta);
+}
+Routed<GetReply> ClusterNode::RouteGet(std::string_view key) { return impl_->RouteGet(key); }
+bool ClusterNode::SameOwner(const std::vector<std::string_view>& keys) {
+  return impl_->SameOwner(keys);
+}
 #ifdef EPHPM_CLUSTER_TEST_HOOKS
 void ClusterNode::TestCutOff(const std::string& peer, bool cut) { impl_->TestCutOff(peer, cut); }
 void ClusterNode::TestDelay(const std::string& peer, int64_t ms) { impl_->TestDelay(peer, ms); }
 void ClusterNode::TestSkewClock(int64_t ms) { impl_->TestSkewClock(ms); }
+void ClusterNode::TestForceLocalRouting(bool local) { impl_->TestForceLocalRouting(local); }
+void ClusterNode::TestDelayReplication(const std::string& peer, int64_t ms) {
+  impl_->TestDelayReplication(peer, ms);
+}
 #endif
 
 }  // namespace cluster

@@ -12,6 +12,13 @@
 //  - Data plane: node-to-node TCP (Boost.Asio), versioned length-prefixed
 //    frames (wire.h), one reused connection per peer, a bounded send queue
 //    per peer, a timeout per request.
+//  - Owner arbitration: set_nx, del_if_eq, set_if_eq, incr_by (and reads
+//    that must see the owner's latest decision) are decided by the key's
+//    owner (owner.h) among the members this node holds alive.  Another node
+//    forwards them (Route*) and waits up to the request timeout; no answer is
+//    kOwnerUnreachable, never a local guess.  The owner decides with the
+//    Store's _local operation, never forwarding again, and replicates the
+//    result.
 //  - Replication: every client write is stamped with a hybrid logical clock
 //    reading and this node's id (Replicator::NextStamp) and published to
 //    every member not known dead; Store::ApplyReplicated keeps the newest
@@ -83,19 +90,36 @@ class ClusterNode final : public Replicator {
   std::vector<MemberRecord> Members() const;
   // Ids of the members it holds alive (suspect counts as alive), sorted.
   std::vector<std::string> AliveIds() const;
+  // The id of key's owner in this node's view.
+  std::string OwnerOf(std::string_view key) const;
 
   // Replicator
   Stamp NextStamp() override;
   void Publish(const Mutation& m) override;
   std::string Describe() const override;
+  Routed<SetNxOutcome> RouteSetNx(std::string_view key, std::string_view value,
+                                  int64_t ttl_ms) override;
+  Routed<DelIfEqOutcome> RouteDelIfEq(std::string_view key, std::string_view token) override;
+  Routed<SetIfEqOutcome> RouteSetIfEq(std::string_view guard_key, std::string_view token,
+                                      std::string_view key, std::string_view value,
+                                      int64_t ttl_ms) override;
+  Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta) override;
+  Routed<GetReply> RouteGet(std::string_view key) override;
+  bool SameOwner(const std::vector<std::string_view>& keys) override;
 
 #ifdef EPHPM_CLUSTER_TEST_HOOKS
   // Test builds only: drop every frame to and from `peer` (a partition).
   void TestCutOff(const std::string& peer, bool cut);
   // Delay every frame this node sends to `peer`.
   void TestDelay(const std::string& peer, int64_t ms);
+  // Delay only the replication this node sends to `peer` (requests and
+  // answers go at once): a node whose copy lags behind.
+  void TestDelayReplication(const std::string& peer, int64_t ms);
   // Move this node's wall clock (for stamps) by `ms`.
   void TestSkewClock(int64_t ms);
+  // Decide every routed operation locally, as if there were no owner (the
+  // design note's bugs, for the tests that show them).
+  void TestForceLocalRouting(bool local);
 #endif
 
   class Impl;

@@ -76,7 +76,13 @@ class Reader {
   bool Member(MemberRecord* m);
   // The views in *m point into the frame.
   bool Mut(Mutation* m);
+  bool Skip(size_t n) {
+    if (in_.size() < n) return false;
+    in_.remove_prefix(n);
+    return true;
+  }
   bool done() const { return in_.empty(); }
+  size_t remaining() const { return in_.size(); }
 
  private:
   std::string_view in_;

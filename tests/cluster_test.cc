@@ -24,136 +24,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "cluster_util.h"
 #include "ephpm/store.h"
 #include "node.h"
 #include "test_util.h"
 
-using ephpm::Status;
-using ephpm::Store;
-using ephpm::cluster::ClusterNode;
-using ephpm::cluster::ClusterOptions;
-using ephpm::cluster::FailureDetectionBoundMs;
-using ephpm::cluster::JoinBoundMs;
-using ephpm::cluster::MemberState;
+using namespace cluster_test;  // NOLINT: the suite's own helpers
 
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-ClusterOptions Fast(const std::string& id) {
-  ClusterOptions o;
-  o.node_id = id;
-  o.listen = "127.0.0.1:0";
-  o.probe_interval_ms = 50;
-  o.probe_timeout_ms = 20;
-  o.suspicion_timeout_ms = 300;
-  o.request_timeout_ms = 300;
-  o.members_sync_every = 4;
-  return o;
-}
-
-// A node and its store, built in the order the host builds them.
-struct Node {
-  std::unique_ptr<ClusterNode> node;
-  std::unique_ptr<Store> store;
-
-  explicit Node(ClusterOptions o) {
-    node = std::make_unique<ClusterNode>(std::move(o));
-    std::string error;
-    REQUIRE(node->Listen(&error));
-    ephpm::StoreOptions so;
-    so.replicator = node.get();
-    store = Store::Create(so, &error);
-    REQUIRE(store);
-    node->Attach(store.get());
-    node->Start();
-  }
-  ~Node() { Kill(); }
-
-  // Stops the node (its sockets close) and drops its store.
-  void Kill() {
-    if (node) node->Stop();
-    store.reset();
-    node.reset();
-  }
-
-  const std::string& id() const { return node->id(); }
-  std::string address() const { return node->address(); }
-
-  std::string Get(const std::string& key) const {
-    std::string v;
-    return store->Get(key, &v) == Status::kOk ? v : "<missing>";
-  }
-
-  // This node's view: member id -> state.
-  std::map<std::string, MemberState> View() const {
-    std::map<std::string, MemberState> out;
-    for (const auto& m : node->Members()) out[m.id] = m.state;
-    return out;
-  }
-};
-
-// Polls `pred` until it holds or `timeout_ms` passes; returns how long it
-// took, or -1.
-int64_t WaitFor(int64_t timeout_ms, const std::function<bool()>& pred) {
-  const int64_t start = NowMs();
-  for (;;) {
-    if (pred()) return NowMs() - start;
-    if (NowMs() - start > timeout_ms) return -1;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-}
-
-bool AllAlive(const std::vector<Node*>& nodes, const std::set<std::string>& ids) {
-  for (const Node* n : nodes) {
-    const auto alive = n->node->AliveIds();
-    if (std::set<std::string>(alive.begin(), alive.end()) != ids) return false;
-  }
-  return true;
-}
-
-// Three nodes: b joins through a, c through b (so c learns a only by gossip).
-struct Trio {
-  Node a{Fast("a")};
-  Node b{[&] {
-    auto o = Fast("b");
-    o.join = {a.address()};
-    return o;
-  }()};
-  Node c{[&] {
-    auto o = Fast("c");
-    o.join = {b.address()};
-    return o;
-  }()};
-
-  std::vector<Node*> all() { return {&a, &b, &c}; }
-
-  void Converge() {
-    REQUIRE(WaitFor(JoinBoundMs(Fast("x"), 3) * 2, [&] {
-              return AllAlive(all(), {"a", "b", "c"});
-            }) >= 0);
-  }
-
-  // Cuts `n` off from the others in both directions (or heals it).
-  void Isolate(Node& n, bool cut) {
-    for (Node* o : all()) {
-      if (o == &n) continue;
-      n.node->TestCutOff(o->id(), cut);
-      o->node->TestCutOff(n.id(), cut);
-    }
-  }
-
-  bool Everywhere(const std::string& key, const std::string& value) {
-    for (Node* n : all()) {
-      if (n->Get(key) != value) return false;
-    }
-    return true;
-  }
-};
 
 int ConnectTcp(const std::string& host, int port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);

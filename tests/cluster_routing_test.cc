@@ -1,0 +1,316 @@
+// Owner arbitration: set_nx, del_if_eq, set_if_eq and incr_by decided by the
+// key's owner.  First the design note's three bugs, shown with the routing
+// forced back to "local" and gone with it on; then many threads on four
+// nodes; a stale release on a non-owner; a killed owner.
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cluster_util.h"
+#include "ephpm/store.h"
+#include "owner.h"
+#include "test_util.h"
+
+using namespace cluster_test;  // NOLINT: the suite's own helpers
+using ephpm::DelIfEqOutcome;
+using ephpm::SetIfEqOutcome;
+using ephpm::SetNxOutcome;
+using ephpm::cluster::OwnerHash;
+using ephpm::cluster::RoutingPart;
+
+namespace {
+
+// A key that `owner` owns in `view`'s view (found by trying names).
+std::string KeyOwnedBy(const Node& view, const std::string& owner, const std::string& prefix) {
+  for (int i = 0;; ++i) {
+    std::string k = prefix + std::to_string(i);
+    if (view.node->OwnerOf(k) == owner) return k;
+  }
+}
+
+void DelayReplication(const std::vector<Node*>& nodes, int64_t ms) {
+  for (Node* from : nodes) {
+    for (Node* to : nodes) {
+      if (from != to) from->node->TestDelayReplication(to->id(), ms);
+    }
+  }
+}
+
+void ForceLocal(const std::vector<Node*>& nodes, bool local) {
+  for (Node* n : nodes) n->node->TestForceLocalRouting(local);
+}
+
+}  // namespace
+
+TEST_CASE("owner: the routing part is the first non-empty {...}, as Redis's hash tags",
+          "[cluster][owner]") {
+  CHECK(RoutingPart("plain") == "plain");
+  CHECK(RoutingPart("session:{abc}") == "abc");
+  CHECK(RoutingPart("session_lock:{abc}") == "abc");
+  CHECK(RoutingPart("{user1000}.following") == "user1000");
+  CHECK(RoutingPart("foo{}{bar}") == "foo{}{bar}");  // the first {} is empty: whole key
+  CHECK(RoutingPart("foo{{bar}}zap") == "{bar");
+  CHECK(RoutingPart("foo{bar}{zap}") == "bar");
+  CHECK(RoutingPart("no{close") == "no{close");
+  CHECK(RoutingPart("}{x}") == "x");
+  CHECK(RoutingPart("") == "");
+  CHECK(RoutingPart(std::string("a{\0b}", 5)) == std::string("\0b", 2));
+}
+
+TEST_CASE("owner: XXH3-64 with the fixed seed, the same in every process", "[cluster][owner]") {
+  // Pinned: a change here moves every key's owner in a mixed-version cluster.
+  CHECK(OwnerHash("abc") == 15078343622411485039ull);
+  CHECK(OwnerHash("") == 7745884081319593353ull);
+  CHECK(OwnerHash("{user1000}.following") == 7597248118361121333ull);
+  CHECK(OwnerHash("session:{s1}") == OwnerHash("session_lock:{s1}"));
+  // Spread: 30000 keys over three members, each gets a fair share.
+  size_t count[3] = {0, 0, 0};
+  for (int i = 0; i < 30000; ++i) ++count[ephpm::cluster::OwnerIndex("k" + std::to_string(i), 3)];
+  for (size_t c : count) CHECK(c > 9000);
+}
+
+TEST_CASE("routing: the design note's three bugs with local decisions, fixed by the owner",
+          "[cluster][routing]") {
+  Trio t;
+  t.Converge();
+  const std::vector<Node*> all = t.all();
+
+  for (const bool routed : {false, true}) {
+    INFO((routed ? "routed to the owner" : "forced local"));
+    ForceLocal(all, !routed);
+    const std::string tag = routed ? "r" : "l";
+
+    // 1. One lock, one request on each node at the same moment, each
+    //    node's copy behind the others: local decisions give three winners.
+    DelayReplication(all, 400);
+    const std::string lock = "lock:one:" + tag;
+    std::atomic<int> inserted{0}, other{0};
+    ephpm_test::Barrier barrier(3);
+    std::vector<std::thread> racers;
+    for (Node* n : all) {
+      racers.emplace_back([&, n] {
+        barrier.ArriveAndWait();
+        const SetNxOutcome o = n->store->SetNx(lock, "token-" + n->id(), 30000);
+        (o == SetNxOutcome::kInserted ? inserted : other).fetch_add(1);
+      });
+    }
+    for (auto& r : racers) r.join();
+    CHECK(inserted.load() == (routed ? 1 : 3));
+    CHECK(other.load() == (routed ? 2 : 0));
+    DelayReplication(all, 0);
+
+    // 2. A stale release: the owner's lock moved from token-1 to token-2
+    //    (token-1 expired and was granted again), but c's copy still holds
+    //    token-1.  The old holder's release through c must be refused.
+    const std::string key = KeyOwnedBy(t.a, "a", "lock:stale:" + tag + ":");
+    REQUIRE(t.a.store->SetNx(key, "token-1", 30000) == SetNxOutcome::kInserted);
+    REQUIRE(WaitFor(2000, [&] { return t.Everywhere(key, "token-1"); }) >= 0);
+    t.a.node->TestDelayReplication("c", 600);
+    t.b.node->TestDelayReplication("c", 600);
+    REQUIRE(t.a.store->DelIfEqLocal(key, "token-1") == DelIfEqOutcome::kDeleted);
+    REQUIRE(t.a.store->SetNxLocal(key, "token-2", 30000) == SetNxOutcome::kInserted);
+    CHECK(t.c.Get(key) == "token-1");  // c lags
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the release comes later
+    const DelIfEqOutcome stale = t.c.store->DelIfEq(key, "token-1");
+    CHECK(stale == (routed ? DelIfEqOutcome::kNotMatched : DelIfEqOutcome::kDeleted));
+    DelayReplication(all, 0);
+    // Once everything has arrived: the new holder's lock survives on every
+    // node only when the release was refused; the local "success" deleted
+    // it everywhere (its tombstone is newer than the grant).
+    if (routed) {
+      REQUIRE(WaitFor(3000, [&] { return t.Everywhere(key, "token-2"); }) >= 0);
+    } else {
+      REQUIRE(WaitFor(3000, [&] { return t.Everywhere(key, "<missing>"); }) >= 0);
+    }
+
+    // 3. The owner cut off from b: b's set_nx cannot be decided.
+    const std::string far = KeyOwnedBy(t.b, "a", "lock:far:" + tag + ":");
+    t.a.node->TestCutOff("b", true);
+    t.b.node->TestCutOff("a", true);
+    const int64_t start = NowMs();
+    const SetNxOutcome o = t.b.store->SetNx(far, "token-b", 30000);
+    const int64_t took = NowMs() - start;
+    t.a.node->TestCutOff("b", false);
+    t.b.node->TestCutOff("a", false);
+    CHECK(o == (routed ? SetNxOutcome::kOwnerUnreachable : SetNxOutcome::kInserted));
+    if (routed) {
+      INFO("the unreachable answer took " << took << " ms");
+      CHECK(took >= Fast("x").request_timeout_ms - 5);  // it waited for the owner
+      CHECK(t.b.Get(far) == "<missing>");                // and decided nothing itself
+    }
+    REQUIRE(WaitFor(3000, [&] { return AllAlive(all, {"a", "b", "c"}); }) >= 0);
+  }
+}
+
+TEST_CASE("routing: 32 threads on four nodes race set_nx: exactly one winner per key",
+          "[cluster][routing]") {
+  Trio t;
+  auto od = Fast("d");
+  od.join = {t.a.address()};
+  Node d(od);
+  const std::vector<Node*> all = {&t.a, &t.b, &t.c, &d};
+  REQUIRE(WaitFor(5000, [&] { return AllAlive(all, {"a", "b", "c", "d"}); }) >= 0);
+
+  constexpr int kThreads = 32, kRounds = 60;
+  std::vector<int> winners(kRounds, 0), unreachable(kRounds, 0), bad(kRounds, 0);
+  std::vector<std::string> winner_token(kRounds);
+  std::mutex mu;
+  ephpm_test::Barrier barrier(kThreads);
+  std::vector<std::thread> threads;
+  for (int th = 0; th < kThreads; ++th) {
+    threads.emplace_back([&, th] {
+      Node* n = all[static_cast<size_t>(th) % all.size()];
+      for (int round = 0; round < kRounds; ++round) {
+        const std::string key = "race:" + std::to_string(round);
+        const std::string token = "t" + std::to_string(th);
+        barrier.ArriveAndWait();
+        const SetNxOutcome o = n->store->SetNx(key, token, 30000);
+        std::lock_guard<std::mutex> l(mu);
+        if (o == SetNxOutcome::kInserted) {
+          ++winners[static_cast<size_t>(round)];
+          winner_token[static_cast<size_t>(round)] = token;
+        } else if (o == SetNxOutcome::kOwnerUnreachable) {
+          ++unreachable[static_cast<size_t>(round)];
+        } else if (o != SetNxOutcome::kExists) {
+          ++bad[static_cast<size_t>(round)];
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int round = 0; round < kRounds; ++round) {
+    INFO("round " << round);
+    CHECK(winners[static_cast<size_t>(round)] == 1);
+    CHECK(unreachable[static_cast<size_t>(round)] == 0);
+    CHECK(bad[static_cast<size_t>(round)] == 0);
+  }
+  // Every node ends with each round's one winner.
+  REQUIRE(WaitFor(3000, [&] {
+            for (int round = 0; round < kRounds; ++round) {
+              for (Node* n : all) {
+                if (n->Get("race:" + std::to_string(round)) !=
+                    winner_token[static_cast<size_t>(round)]) {
+                  return false;
+                }
+              }
+            }
+            return true;
+          }) >= 0);
+  const std::string info = t.b.node->Describe();
+  CHECK(info.find("cluster_routed_calls:0\n") == std::string::npos);
+}
+
+TEST_CASE("routing: a stale del_if_eq on a non-owner that still holds the old token is refused",
+          "[cluster][routing]") {
+  Trio t;
+  t.Converge();
+  const std::string key = KeyOwnedBy(t.a, "a", "lock:");
+  REQUIRE(t.b.store->SetNx(key, "old", 30000) == SetNxOutcome::kInserted);
+  REQUIRE(WaitFor(2000, [&] { return t.Everywhere(key, "old"); }) >= 0);
+  // The owner hands the lock on; c does not hear of it for a while.
+  t.a.node->TestDelayReplication("c", 500);
+  REQUIRE(t.b.store->DelIfEq(key, "old") == DelIfEqOutcome::kDeleted);
+  REQUIRE(t.b.store->SetNx(key, "new", 30000) == SetNxOutcome::kInserted);
+  CHECK(t.c.Get(key) == "old");
+  CHECK(t.c.store->DelIfEq(key, "old") == DelIfEqOutcome::kNotMatched);
+  // ... and a fenced write with the old token is refused the same way.
+  CHECK(t.c.store->SetIfEq(key, "old", "data:" + key, "stale", 0) ==
+        SetIfEqOutcome::kNotMatched);
+  CHECK(t.c.store->SetIfEq(key, "new", "data:" + key, "fresh", 0) == SetIfEqOutcome::kWritten);
+  t.a.node->TestDelayReplication("c", 0);
+  REQUIRE(WaitFor(3000, [&] { return t.Everywhere(key, "new"); }) >= 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK(t.Everywhere(key, "new"));
+  CHECK(t.Everywhere("data:" + key, "fresh"));
+  // The release by the holder, through any node, works.
+  CHECK(t.c.store->DelIfEq(key, "new") == DelIfEqOutcome::kDeleted);
+  REQUIRE(WaitFor(3000, [&] { return t.Everywhere(key, "<missing>"); }) >= 0);
+}
+
+TEST_CASE("routing: incr_by is decided by the owner, so increments from every node add up",
+          "[cluster][routing]") {
+  Trio t;
+  t.Converge();
+  std::vector<std::thread> threads;
+  std::atomic<int> errors{0};
+  for (Node* n : t.all()) {
+    for (int i = 0; i < 3; ++i) {
+      threads.emplace_back([&, n] {
+        for (int k = 0; k < 200; ++k) {
+          int64_t v = 0;
+          if (n->store->IncrBy("counter", 1, &v) != Status::kOk) errors.fetch_add(1);
+        }
+      });
+    }
+  }
+  for (auto& th : threads) th.join();
+  CHECK(errors.load() == 0);
+  REQUIRE(WaitFor(3000, [&] { return t.Everywhere("counter", "1800"); }) >= 0);
+  // Errors come back from the owner as they are.
+  REQUIRE(t.a.store->Set("text", "abc") == Status::kOk);
+  REQUIRE(WaitFor(2000, [&] { return t.Everywhere("text", "abc"); }) >= 0);
+  for (Node* n : t.all()) {
+    int64_t v = 0;
+    CHECK(n->store->IncrBy("text", 1, &v) == Status::kNotInteger);
+  }
+  // GetFromOwner sees the owner's write before replication brings it.
+  const std::string key = KeyOwnedBy(t.a, "a", "fresh:");
+  t.a.node->TestDelayReplication("b", 500);
+  REQUIRE(t.a.store->Set(key, "v2") == Status::kOk);
+  std::string v;
+  CHECK(t.b.Get(key) == "<missing>");
+  CHECK(t.b.store->GetFromOwner(key, &v) == Status::kOk);
+  CHECK(v == "v2");
+  CHECK(t.b.store->GetFromOwner("no-such-key", &v) == Status::kNotFound);
+  t.a.node->TestDelayReplication("b", 0);
+}
+
+TEST_CASE("routing: a killed owner answers OwnerUnreachable, never a second winner; then ownership moves",
+          "[cluster][routing]") {
+  Trio t;
+  t.Converge();
+  const std::string held = KeyOwnedBy(t.b, "c", "held:");
+  const std::string fresh = KeyOwnedBy(t.b, "c", "fresh:");
+  REQUIRE(t.a.store->SetNx(held, "holder", 30000) == SetNxOutcome::kInserted);
+  REQUIRE(WaitFor(2000, [&] { return t.Everywhere(held, "holder"); }) >= 0);
+
+  t.c.Kill();
+  const ClusterOptions o = Fast("x");
+  int inserted_fresh = 0, inserted_held = 0, unreachable = 0, others = 0;
+  int64_t slowest = 0;
+  const int64_t deadline = NowMs() + 4 * FailureDetectionBoundMs(o, 3);
+  bool moved = false;
+  while (NowMs() < deadline) {
+    for (Node* n : {&t.a, &t.b}) {
+      const bool c_alive_before = n->View()["c"] != MemberState::kDead;
+      const int64_t start = NowMs();
+      const SetNxOutcome r1 = n->store->SetNx(fresh, "from-" + n->id(), 30000);
+      const SetNxOutcome r2 = n->store->SetNx(held, "thief-" + n->id(), 30000);
+      slowest = std::max(slowest, NowMs() - start);
+      if (c_alive_before && n->View()["c"] != MemberState::kDead) {
+        // While this node still holds c alive, its answer is "unknown".
+        CHECK(r1 == SetNxOutcome::kOwnerUnreachable);
+        CHECK(r2 == SetNxOutcome::kOwnerUnreachable);
+      }
+      inserted_fresh += r1 == SetNxOutcome::kInserted;
+      inserted_held += r2 == SetNxOutcome::kInserted;
+      unreachable += (r1 == SetNxOutcome::kOwnerUnreachable) + (r2 == SetNxOutcome::kOwnerUnreachable);
+      others += r1 == SetNxOutcome::kExists;
+    }
+    moved = t.a.View()["c"] == MemberState::kDead && t.b.View()["c"] == MemberState::kDead;
+    if (moved && inserted_fresh == 1 && others >= 1) break;
+  }
+  INFO("unreachable answers " << unreachable << ", slowest pair " << slowest << " ms");
+  CHECK(unreachable > 0);
+  CHECK(moved);
+  // A lock that had replicated before the owner died is known to the new
+  // owner: nobody steals it.  A new lock has exactly one winner.
+  CHECK(inserted_held == 0);
+  CHECK(inserted_fresh == 1);
+  CHECK(slowest <= 2 * (o.request_timeout_ms + 1000));
+  CHECK(t.a.Get(held) == "holder");
+}
