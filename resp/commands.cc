@@ -37,6 +37,7 @@ constexpr std::string_view kNoKey = "ERR no such key";
 constexpr std::string_view kTooBig = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 constexpr std::string_view kClusterDown =
     "CLUSTERDOWN the key's owner is unreachable, the outcome is unknown";
+constexpr std::string_view kCrossSlot = "CROSSSLOT Keys in request don't hash to the same slot";
 constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
 constexpr std::string_view kWrongPass =
     "WRONGPASS invalid username-password pair or user is disabled.";
@@ -1351,6 +1352,21 @@ std::string ClientListLine(const ClientState& c) {
 
 Dispatcher::Dispatcher(Store* store, ServerContext* server) : store_(store), server_(server) {}
 
+// In a cluster, a command's keys must have one owner (Redis Cluster's rule
+// for slots): what the command decides is then decided in one place.
+bool KeysShareOwner(const Ctx& c) {
+  Replicator* r = c.store->options().replicator;
+  if (r == nullptr) return true;
+  const int argc = static_cast<int>(c.argv.size());
+  const int last = c.cmd->last_key < 0 ? argc + c.cmd->last_key : c.cmd->last_key;
+  if (last <= c.cmd->first_key) return true;  // one key
+  std::vector<std::string_view> keys;
+  for (int i = c.cmd->first_key; i <= last && i < argc; i += std::max(1, c.cmd->step)) {
+    keys.push_back(c.argv[static_cast<size_t>(i)]);
+  }
+  return r->SameOwner(keys);
+}
+
 void Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, std::string* out) {
   ReplyWriter w(out);
   total_commands_.fetch_add(1, std::memory_order_relaxed);
@@ -1384,6 +1400,7 @@ void Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
   if ((cmd->arity > 0 && n != cmd->arity) || n < -cmd->arity) return ArityError(c);
   if (!client->authenticated && !(cmd->flags & kNoAuthNeeded)) return w.Error(kNoAuth);
   client->last_command = cmd->name;
+  if (cmd->first_key > 0 && !KeysShareOwner(c)) return w.Error(kCrossSlot);
   cmd->fn(c);
 }
 

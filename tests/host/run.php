@@ -1031,17 +1031,109 @@ function group_cluster(array $env): void
         return $j['value'] === null;
     }));
 
-    // Kill n3 outright: n1 and n2 see it dead within the default bound
-    // (3.4 s for three members, docs/CLUSTER.md).
+    // One session, 20 concurrent requests spread round-robin over the three
+    // nodes, each reading a counter, taking 50 ms, writing it + 1: the lock
+    // is decided by the session's owner and the data read there, so every
+    // request sees the one before, whichever node it ran on.
+    $first = http($n1, 'GET', '/sess_slow_incr.php');
+    check_eq('session: the first request counts 1', '1', $first['body']);
+    preg_match('/PHPSESSID=([^;]+)/', (string)header_of($first, 'Set-Cookie'), $m);
+    $sid = $m[1] ?? '';
+    $pairs = [];
+    for ($i = 0; $i < 20; $i++) {
+        $pairs[] = [$nodes[$i % 3], build_request('GET', '/sess_slow_incr.php', ['Cookie' => "PHPSESSID=$sid"])];
+    }
+    $bodies = array_map(fn($r) => (int)($r['body'] ?? 0), concurrently_on($pairs));
+    sort($bodies);
+    check_eq('session: 20 locked increments over 3 nodes each saw the one before', range(2, 21), $bodies);
+    foreach (['n1' => $n1, 'n2' => $n2, 'n3' => $n3] as $name => $n) {
+        check("session: the counter is 21 on $name", eventually(5, function () use ($n, $sid) {
+            return (json_of(http($n, 'GET', "/sess_counter.php?sid=$sid"), 'sess_counter')['n'] ?? null) === 21;
+        }));
+    }
+
+    // RESP contention: for each lock, one client on each node sends
+    // SET NX at the same moment; exactly one wins.
+    $conns = array_map(fn($n) => new Conn($n->resp_port), $nodes);
+    $one_winner = 0;
+    $winners = [];
+    for ($i = 0; $i < 30; $i++) {
+        $lock = "lock:race:$i:" . bin2hex(random_bytes(3));
+        foreach ($conns as $j => $c) {
+            $args = ['SET', $lock, "t$j", 'NX', 'PX', '30000'];
+            $out = '*' . count($args) . "\r\n";
+            foreach ($args as $a) {
+                $out .= '$' . strlen($a) . "\r\n$a\r\n";
+            }
+            $c->send($out);
+        }
+        $replies = array_map(fn($c) => resp_read($c), $conns);
+        $ok = array_keys($replies, 'OK', true);
+        $nil = array_keys($replies, null, true);
+        $one_winner += (count($ok) === 1 && count($nil) === 2) ? 1 : 0;
+        $winners[] = [$lock, $ok[0] ?? 0];
+    }
+    check_eq('RESP: one winner per lock across the three nodes (30 locks)', 30, $one_winner);
+    [$lock, $w] = $winners[0];
+    $other = $conns[($w + 1) % 3];
+    check_eq('RESP: DELIFEQ with another token on another node is refused', 0,
+        resp_command($other, ['DELIFEQ', $lock, 't' . (($w + 1) % 3)]));
+    check_eq("RESP: DELIFEQ with the winner's token on another node releases", 1,
+        resp_command($other, ['DELIFEQ', $lock, "t$w"]));
+    foreach ($conns as $c) {
+        $c->close();
+    }
+
+    // Multi-key commands need one owner.
+    $crossslot = ['error' => "CROSSSLOT Keys in request don't hash to the same slot"];
+    $found = null;
+    for ($i = 1; $i < 40 && $found === null; $i++) {
+        if (resp_on($n1, ['MSET', 'ck0', 'v', "ck$i", 'v']) === $crossslot) {
+            $found = "ck$i";
+        }
+    }
+    check('MSET over two owners answers CROSSSLOT', $found !== null);
+    check_eq('... and wrote nothing', null, resp_on($n1, ['GET', (string)$found]));
+    check_eq('MGET over two owners answers CROSSSLOT', $crossslot, resp_on($n2, ['MGET', 'ck0', (string)$found]));
+    check_eq('DEL over two owners answers CROSSSLOT', $crossslot, resp_on($n3, ['DEL', 'ck0', (string)$found]));
+    check_eq('keys with one hash tag share an owner', 'OK', resp_on($n1, ['MSET', '{t}a', '1', '{t}b', '2']));
+    check('... MGET reads them on another node', eventually(5, function () use ($n2) {
+        return resp_on($n2, ['MGET', '{t}a', '{t}b']) === ['1', '2'];
+    }));
+
+    // Kill n3 outright.  Until it is declared dead, a lock it owns cannot
+    // be decided: RESP answers CLUSTERDOWN, PHP's setnx false with a warning.
     $n3->kill();
     $t0 = microtime(true);
+    $down = [];
+    for ($i = 0; $i < 12 && microtime(true) - $t0 < 0.8; $i++) {
+        $r = resp_on($n1, ['SET', "owned:$i", 'x', 'NX', 'PX', '30000']);
+        if (is_array($r)) {
+            $down[] = "owned:$i";
+            check_eq('RESP: an unreachable owner is CLUSTERDOWN',
+                "CLUSTERDOWN the key's owner is unreachable, the outcome is unknown", $r['error'] ?? $r);
+        }
+    }
+    check("some of the keys were n3's", $down !== []);
+    if ($down !== []) {
+        $j = json_of(http($n2, 'GET', '/kv.php?op=setnx&k=' . rawurlencode($down[0]) . '&v=y'), 'kv setnx');
+        if (microtime(true) - $t0 < 1.0) {  // still before the failure can be detected
+            check_eq('PHP: ephpm_kv_setnx is false', false, $j['ok']);
+            check_contains('... with a warning', 'owner is unreachable', (string)$j['warning']);
+        }
+    }
+    // n1 and n2 see it dead within the default bound (3.4 s for three
+    // members, docs/CLUSTER.md); then the locks it owned can be taken.
     $dead = eventually(10, function () use ($n1, $n2) {
         return (cluster_info($n1)['cluster_alive'] ?? '') === '2' &&
                (cluster_info($n2)['cluster_alive'] ?? '') === '2';
     });
     check('a killed node is seen dead by the others', $dead, show(cluster_info($n1)));
-    printf("        n3 seen dead after %.1f s
-", microtime(true) - $t0);
+    printf("        n3 seen dead after %.1f s\n", microtime(true) - $t0);
+    if ($down !== []) {
+        check_eq('after the failure is detected, the lock can be taken', 'OK',
+            resp_on($n1, ['SET', $down[0], 'x', 'NX', 'PX', '30000']));
+    }
     // Written while n3 is down; n3 restarted (same id, through n1) gets it.
     resp_on($n1, ['SET', "$key:missed", 'while down']);
     $n3 = $node('n3', $n1->cluster_address);
@@ -1518,6 +1610,22 @@ function group_shutdown(array $env): void
 // ---- many PHP workers (a thread-safe PHP only) -------------------------------------
 
 /** Sends every request at once on its own connection; returns the responses in order. */
+/** Sends every [Server, request bytes] pair at once; the responses in order. */
+function concurrently_on(array $pairs): array
+{
+    $conns = [];
+    foreach ($pairs as $i => [$srv, $bytes]) {
+        $conns[$i] = new Conn($srv->port);
+        $conns[$i]->send($bytes);
+    }
+    $out = [];
+    foreach ($conns as $i => $c) {
+        $out[$i] = $c->readResponse();
+        $c->close();
+    }
+    return $out;
+}
+
 function concurrently(Server $srv, array $requests): array
 {
     $conns = [];

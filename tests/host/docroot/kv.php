@@ -12,6 +12,16 @@ switch ($_GET['op'] ?? '') {
     case 'incr':
         echo json_encode(['value' => ephpm_kv_incr($k)]);
         break;
+    case 'setnx':  // the answer and any warning it came with
+        $warning = null;
+        set_error_handler(function (int $no, string $msg) use (&$warning): bool {
+            $warning = $msg;
+            return true;
+        });
+        $ok = ephpm_kv_setnx($k, $_GET['v'] ?? '', (int)($_GET['ttl'] ?? 0));
+        restore_error_handler();
+        echo json_encode(['ok' => $ok, 'warning' => $warning]);
+        break;
     default:
         http_response_code(400);
 }
