@@ -83,6 +83,7 @@ static int v_get_into(void *ctx, const char *k, size_t kl, char *buf, size_t cap
 
 static int v_incr_by(void *ctx, const char *k, size_t kl, int64_t d, int64_t *r) {
   if (mode == WRONG_TYPE) return EPHPM_KV_WRONG_TYPE;
+  if (mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
   return real_ops.incr_by(ctx, k, kl, d, r);
 }
 
