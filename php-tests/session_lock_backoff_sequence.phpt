@@ -23,13 +23,18 @@ ephpm_test_session_trace(false);
 // every other one is a full backoff step that timed out.
 var_dump($trace[0]['woken']);
 $steps = array_column(array_filter(array_slice($trace, 1), fn($w) => !$w['woken']), 'timeout_ms');
-echo implode(', ', $steps), "\n";
-var_dump(array_sum($steps));
+echo implode(', ', array_slice($steps, 0, -1)), "\n";
+// The last step is what is left of the 500 ms budget.  The first wait's
+// own time counts too: a millisecond or two on a slow (sanitized) build.
+$last = end($steps);
+var_dump($last > 0 && $last <= 50);
+var_dump(array_sum($steps) <= 500 && array_sum($steps) >= 450);
 var_dump(count($trace) === count($steps) + 1);
 session_write_close();
 ?>
 --EXPECT--
 bool(true)
-10, 20, 40, 80, 100, 100, 100, 50
-int(500)
+10, 20, 40, 80, 100, 100, 100
+bool(true)
+bool(true)
 bool(true)
