@@ -555,7 +555,12 @@ class ClusterNode::Impl {
       }
       queued_bytes_ += frame->size();
       queue_.push_back(std::move(frame));
-      asio::post(strand_, [self = shared_from_this()] { self->MaybeWrite(); });
+      // One wake-up of the I/O thread covers every frame queued before it
+      // runs: a burst of mutations costs one post, not one each.
+      if (!kick_pending_) {
+        kick_pending_ = true;
+        asio::post(strand_, [self = shared_from_this()] { self->Kick(); });
+      }
       return true;
     }
 
@@ -576,6 +581,16 @@ class ClusterNode::Impl {
     const std::string& address() const { return address_; }
 
    private:
+    void Kick() {
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        kick_pending_ = false;
+      }
+      MaybeWrite();
+    }
+
+    // Writes what is queued unless a write is in flight (its completion
+    // calls this again) or the connection is not up yet (Connect does).
     void MaybeWrite() {
       if (!connected_ || writing_) return;
       std::vector<std::shared_ptr<const std::string>> batch;
@@ -604,35 +619,60 @@ class ClusterNode::Impl {
           }));
     }
 
+    // Reads whatever the peer has sent (one read, up to 64 KiB, or what the
+    // frame being read still needs) and handles every whole frame in it: a
+    // burst of replicated mutations costs one read, not two per frame.
     void ReadHeader() {
-      asio::async_read(
-          socket_, asio::buffer(header_),
-          asio::bind_executor(strand_, [self = shared_from_this()](boost::system::error_code e,
-                                                                    size_t) {
+      if (in_begin_ == in_.size()) {
+        // Give back the room a large frame (a big value) took.
+        if (in_.capacity() > 4 * kReadChunk) {
+          std::string().swap(in_);
+        } else {
+          in_.clear();
+        }
+        in_begin_ = 0;
+      } else if (in_begin_ >= kReadChunk) {
+        in_.erase(0, in_begin_);
+        in_begin_ = 0;
+      }
+      const size_t have = in_.size() - in_begin_;
+      const size_t want = need_ > have + kReadChunk ? need_ - have : kReadChunk;
+      const size_t old = in_.size();
+      in_.resize(old + want);
+      socket_.async_read_some(
+          asio::buffer(&in_[old], want),
+          asio::bind_executor(strand_, [self = shared_from_this(), old](
+                                           boost::system::error_code e, size_t n) {
+            self->in_.resize(old + (e ? 0 : n));
             if (e) return self->Fail();
-            const Header h = ParseHeader(self->header_.data());
-            uint32_t raw_len = 0;
-            for (int i = 0; i < 4; ++i) {
-              raw_len |= static_cast<uint32_t>(static_cast<uint8_t>(self->header_[i])) << (8 * i);
-            }
-            if (h.version != kWireVersion || raw_len < kFrameHeader - 4 || raw_len > kMaxFrame) {
-              return self->Fail();  // another protocol, or garbage
-            }
-            self->hdr_ = h;
-            self->body_.resize(h.body_length);
-            self->ReadBody();
+            if (!self->TakeFrames()) return self->Fail();
+            self->ReadHeader();
           }));
     }
 
-    void ReadBody() {
-      asio::async_read(
-          socket_, asio::buffer(body_),
-          asio::bind_executor(strand_, [self = shared_from_this()](boost::system::error_code e,
-                                                                    size_t) {
-            if (e) return self->Fail();
-            if (!self->node_->OnFrame(self, self->hdr_, self->body_)) return self->Fail();
-            self->ReadHeader();
-          }));
+    // Handles the whole frames at the front of in_; false on garbage or a
+    // frame OnFrame refuses.  need_ becomes the size of the next frame (or
+    // of its header) as far as it is known.
+    bool TakeFrames() {
+      for (;;) {
+        const size_t have = in_.size() - in_begin_;
+        need_ = kFrameHeader;
+        if (have < kFrameHeader) return true;
+        const char* p = in_.data() + in_begin_;
+        const Header h = ParseHeader(p);
+        uint32_t raw_len = 0;
+        for (int i = 0; i < 4; ++i) {
+          raw_len |= static_cast<uint32_t>(static_cast<uint8_t>(p[i])) << (8 * i);
+        }
+        if (h.version != kWireVersion || raw_len < kFrameHeader - 4 || raw_len > kMaxFrame) {
+          return false;  // another protocol, or garbage
+        }
+        need_ = kFrameHeader + h.body_length;
+        if (have < need_) return true;
+        const std::string_view body(p + kFrameHeader, h.body_length);
+        in_begin_ += need_;
+        if (!node_->OnFrame(shared_from_this(), h, body)) return false;
+      }
     }
 
     void Fail() {
@@ -665,14 +705,16 @@ class ClusterNode::Impl {
     const std::string address_;
     bool connected_ = false;  // on the strand
     bool writing_ = false;    // on the strand
-    std::array<char, kFrameHeader> header_{};
-    Header hdr_{};
-    std::string body_;
+    static constexpr size_t kReadChunk = 64 * 1024;
+    std::string in_;         // received bytes; [in_begin_, size) unread (strand)
+    size_t in_begin_ = 0;    // on the strand
+    size_t need_ = kFrameHeader;  // bytes the next frame needs (strand)
     mutable std::mutex mu_;
     std::deque<std::shared_ptr<const std::string>> queue_;
     size_t queued_bytes_ = 0;
     bool closed_ = false;
     bool overflowed_ = false;
+    bool kick_pending_ = false;  // a Kick is posted and has not run yet
   };
 
   void Accept() {
@@ -770,13 +812,16 @@ class ClusterNode::Impl {
     const uint64_t id = next_request_.fetch_add(1) + 1;
     auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(timeout_ms));
     {
+      // The timer is touched only under pending_mu_ (here and in Complete):
+      // an asio timer is not safe for concurrent use, and a connection
+      // failure can complete the request on an I/O thread at once.
       std::lock_guard<std::mutex> l(pending_mu_);
       pending_[id] = Pending{std::move(done), timer, address};
+      timer->async_wait([this, id](boost::system::error_code e) {
+        if (e) return;
+        Complete(id, false, {});
+      });
     }
-    timer->async_wait([this, id](boost::system::error_code e) {
-      if (e) return;
-      Complete(id, false, {});
-    });
     SendTo(address, std::make_shared<const std::string>(Frame(type, id, body)), false);
   }
 
@@ -800,8 +845,8 @@ class ClusterNode::Impl {
       if (it == pending_.end()) return;  // already answered or timed out
       p = std::move(it->second);
       pending_.erase(it);
+      p.timer->cancel();
     }
-    p.timer->cancel();
     p.done(ok, body);
   }
 
@@ -833,7 +878,7 @@ class ClusterNode::Impl {
   // ---- frames -------------------------------------------------------------------
 
   // Handles one frame; false closes the connection (malformed).
-  bool OnFrame(const std::shared_ptr<Conn>& c, const Header& h, const std::string& body) {
+  bool OnFrame(const std::shared_ptr<Conn>& c, const Header& h, std::string_view body) {
     Reader r(body);
     std::string_view sender;
     if (!r.Str(&sender)) return false;
@@ -874,8 +919,7 @@ class ClusterNode::Impl {
         return true;
       }
       case MsgType::kMembers: {
-        std::string_view rest(body);
-        Complete(h.request_id, true, rest);
+        Complete(h.request_id, true, body);
         return true;
       }
       case MsgType::kReplicate:
@@ -903,7 +947,7 @@ class ClusterNode::Impl {
         return true;
       }
       case MsgType::kRouteReply: {
-        Complete(h.request_id, true, std::string_view(body));
+        Complete(h.request_id, true, body);
         return true;
       }
       case MsgType::kSyncRequest: {
