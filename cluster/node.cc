@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "ephpm/number_text.h"
+#include "ephpm/settings.h"
 #include "owner.h"
 
 #define XXH_INLINE_ALL
@@ -43,19 +44,6 @@ int64_t SteadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-bool SplitHostPort(const std::string& s, std::string* host, uint16_t* port) {
-  const size_t colon = s.rfind(':');
-  if (colon == std::string::npos || colon == 0) return false;
-  *host = s.substr(0, colon);
-  if (host->size() >= 2 && host->front() == '[' && host->back() == ']') {
-    *host = host->substr(1, host->size() - 2);
-  }
-  int64_t p = 0;
-  if (!ParseInt64(s.substr(colon + 1), &p) || p < 0 || p > 65535) return false;
-  *port = static_cast<uint16_t>(p);
-  return true;
 }
 
 // A hybrid logical clock: wall milliseconds in the high 48 bits and a

@@ -5,9 +5,7 @@
 #include "ephpm/number_text.h"
 
 namespace ephpm {
-namespace {
-
-bool IEquals(std::string_view a, std::string_view b) {
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     if (std::tolower(static_cast<unsigned char>(a[i])) !=
@@ -18,7 +16,19 @@ bool IEquals(std::string_view a, std::string_view b) {
   return true;
 }
 
-}  // namespace
+bool SplitHostPort(std::string_view s, std::string* host, uint16_t* port) {
+  const size_t colon = s.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return false;
+  std::string_view h = s.substr(0, colon);
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') {
+    h = h.substr(1, h.size() - 2);  // [::1]:6380
+  }
+  int64_t p = 0;
+  if (!ParseInt64(s.substr(colon + 1), &p) || p < 0 || p > 65535) return false;
+  host->assign(h.data(), h.size());
+  *port = static_cast<uint16_t>(p);
+  return true;
+}
 
 bool ParseByteSize(std::string_view text, uint64_t* bytes) {
   if (text.empty()) return false;
@@ -48,17 +58,17 @@ std::string ApplySetting(std::string_view name, std::string_view value, StoreOpt
     }
     next.memory_limit = bytes;
   } else if (name == "eviction_policy") {
-    if (IEquals(value, "noeviction")) {
+    if (EqualsIgnoreCase(value, "noeviction")) {
       next.eviction = EvictionPolicy::kNoEviction;
-    } else if (IEquals(value, "allkeys-lru")) {
+    } else if (EqualsIgnoreCase(value, "allkeys-lru")) {
       next.eviction = EvictionPolicy::kAllKeysLru;
     } else {
       return "must be noeviction or allkeys-lru";
     }
   } else if (name == "compression") {
-    if (IEquals(value, "off")) {
+    if (EqualsIgnoreCase(value, "off")) {
       next.compression = Compression::kOff;
-    } else if (IEquals(value, "zstd")) {
+    } else if (EqualsIgnoreCase(value, "zstd")) {
       next.compression = Compression::kZstd;
     } else {
       return "must be off or zstd";

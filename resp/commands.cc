@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "ephpm/glob.h"
 #include "ephpm/number_text.h"
+#include "ephpm/settings.h"
 #include "reply.h"
 
 namespace ephpm {
@@ -92,15 +93,7 @@ std::string_view CStr(std::string_view s, size_t max) {
 // Redis compares option keywords with strcasecmp, which ends at a NUL: an
 // argument "NX\0junk" is the option NX.
 bool IEq(std::string_view arg, std::string_view name) {
-  arg = CStr(arg, arg.size());
-  if (arg.size() != name.size()) return false;
-  for (size_t i = 0; i < arg.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(arg[i])) !=
-        std::tolower(static_cast<unsigned char>(name[i]))) {
-      return false;
-    }
-  }
-  return true;
+  return EqualsIgnoreCase(CStr(arg, arg.size()), name);
 }
 
 void ArityError(Ctx& c) {

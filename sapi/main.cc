@@ -89,19 +89,6 @@ void Log(Level level, std::string_view msg) {
                static_cast<int>(msg.size()), msg.data());
 }
 
-bool SplitHostPort(const std::string& s, std::string* host, uint16_t* port) {
-  const size_t colon = s.rfind(':');
-  if (colon == std::string::npos || colon == 0) return false;
-  *host = s.substr(0, colon);
-  if (host->size() >= 2 && host->front() == '[' && host->back() == ']') {
-    *host = host->substr(1, host->size() - 2);  // [::1]:6380
-  }
-  int64_t p = 0;
-  if (!ephpm::ParseInt64(s.substr(colon + 1), &p) || p < 0 || p > 65535) return false;
-  *port = static_cast<uint16_t>(p);
-  return true;
-}
-
 int Fail(const std::string& msg) {
   std::fprintf(stderr, "ephpm: %s\n", msg.c_str());
   return 2;
@@ -141,7 +128,7 @@ int main(int argc, char** argv) {
       if (!value()) return Fail("--listen needs host:port");
       listen = v;
     } else if (a == "--resp") {
-      if (!value() || !SplitHostPort(v, &resp.bind_address, &resp.port)) {
+      if (!value() || !ephpm::SplitHostPort(v, &resp.bind_address, &resp.port)) {
         return Fail("--resp needs host:port, e.g. 127.0.0.1:6380");
       }
       want_resp = true;
@@ -214,7 +201,7 @@ int main(int argc, char** argv) {
         std::string one = v.substr(start, comma - start);
         std::string host;
         uint16_t port = 0;
-        if (!SplitHostPort(one, &host, &port) || port == 0) {
+        if (!ephpm::SplitHostPort(one, &host, &port) || port == 0) {
           return Fail("--cluster-join: '" + one + "' is not host:port");
         }
         cluster.join.push_back(one);
@@ -301,7 +288,7 @@ int main(int argc, char** argv) {
     php = ephpm::PhpHost::Start(po, &ops, &error);
     if (!php) return Fail(error);
     ephpm::HttpServerOptions ho;
-    if (!SplitHostPort(listen, &ho.bind_address, &ho.port)) {
+    if (!ephpm::SplitHostPort(listen, &ho.bind_address, &ho.port)) {
       return Fail("--listen needs host:port, e.g. 127.0.0.1:8131");
     }
     ho.document_root = docroot;

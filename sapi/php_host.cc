@@ -15,6 +15,8 @@
 #include <mutex>
 #include <thread>
 
+#include "ephpm/settings.h"
+
 extern "C" {
 #include "SAPI.h"
 #include "php.h"
@@ -43,17 +45,6 @@ struct RequestContext {
 thread_local RequestContext* tl_request = nullptr;
 
 PhpHostOptions* g_options = nullptr;  // set before PHP starts, read-only after
-
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 // ---- max_execution_time without a thread-safe PHP ---------------------------
 //
@@ -203,8 +194,8 @@ void RegisterVariables(zval* track) {
   // sending e.g. "Script-Name".
   std::vector<std::pair<std::string, std::string>> merged;
   for (const auto& [name, value] : q.headers) {
-    if (IEquals(name, "Content-Type") || IEquals(name, "Content-Length") ||
-        IEquals(name, "Proxy")) {  // HTTP_PROXY would poison outgoing clients (httpoxy)
+    if (EqualsIgnoreCase(name, "Content-Type") || EqualsIgnoreCase(name, "Content-Length") ||
+        EqualsIgnoreCase(name, "Proxy")) {  // HTTP_PROXY would poison outgoing clients (httpoxy)
       continue;
     }
     std::string var = "HTTP_";
@@ -239,7 +230,7 @@ void RegisterVariables(zval* track) {
   if (q.https) AddVar("HTTPS", "on", track);
   if (!tl_request->content_type.empty()) AddVar("CONTENT_TYPE", tl_request->content_type, track);
   for (const auto& [name, value] : q.headers) {
-    if (IEquals(name, "Content-Length")) AddVar("CONTENT_LENGTH", value, track);
+    if (EqualsIgnoreCase(name, "Content-Length")) AddVar("CONTENT_LENGTH", value, track);
   }
 }
 
@@ -406,12 +397,12 @@ class PhpHost::Impl {
     ctx.response = r;
     const char* authorization = nullptr;
     for (const auto& [name, value] : q.headers) {
-      if (IEquals(name, "Cookie")) {
+      if (EqualsIgnoreCase(name, "Cookie")) {
         if (!ctx.cookies.empty()) ctx.cookies += "; ";
         ctx.cookies += value;
-      } else if (IEquals(name, "Content-Type")) {
+      } else if (EqualsIgnoreCase(name, "Content-Type")) {
         ctx.content_type = value;
-      } else if (IEquals(name, "Authorization")) {
+      } else if (EqualsIgnoreCase(name, "Authorization")) {
         authorization = value.c_str();
       }
     }

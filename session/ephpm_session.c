@@ -231,6 +231,16 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
 
 /* ---- the save handler ------------------------------------------------------ */
 
+/* Points d at `key`.  An id other than the one this request read (and so
+ * locked) first gives that lock back: a write or destroy after session_id()
+ * changed, or a read after session_regenerate_id(). */
+static void switch_sid(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_string *key) {
+  if (d->sid != NULL && zend_string_equals(d->sid, key)) return;
+  if (d->sid != NULL) release_lock(ops, d);
+  use_sid(d, key);
+}
+
+
 PS_OPEN_FUNC(ephpm) {
   (void)save_path;
   (void)session_name;
@@ -259,8 +269,7 @@ PS_READ_FUNC(ephpm) {
   ephpm_ps_data *d = PS_GET_MOD_DATA();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (d == NULL || ops == NULL) return FAILURE;
-  if (d->sid && !zend_string_equals(d->sid, key)) release_lock(ops, d);
-  use_sid(d, key);
+  switch_sid(ops, d, key);
   /* Read again (session_reset()) after the lock wait ran out: wait again,
    * and apply ephpm.session_lock_failure afresh. */
   if (d->lock == LOCK_MISSED) d->lock = LOCK_NONE;
@@ -375,11 +384,7 @@ PS_WRITE_FUNC(ephpm) {
   ephpm_ps_data *d = PS_GET_MOD_DATA();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (d == NULL || ops == NULL) return FAILURE;
-  if (d->sid == NULL || !zend_string_equals(d->sid, key)) {
-    /* A write for an id this request did not read (and so did not lock). */
-    release_lock(ops, d);
-    use_sid(d, key);
-  }
+  switch_sid(ops, d, key);
   if (d->readonly) {
     php_error_docref(NULL, E_WARNING,
                      "Session %s: the data was not written: the session lock was not acquired "
@@ -394,10 +399,7 @@ PS_DESTROY_FUNC(ephpm) {
   ephpm_ps_data *d = PS_GET_MOD_DATA();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (d == NULL || ops == NULL) return FAILURE;
-  if (d->sid == NULL || !zend_string_equals(d->sid, key)) {
-    release_lock(ops, d);
-    use_sid(d, key);
-  }
+  switch_sid(ops, d, key);
   int64_t removed = 0;
   const int st = ops->del(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &removed);
   release_lock(ops, d);
@@ -456,10 +458,7 @@ PS_UPDATE_TIMESTAMP_FUNC(ephpm) {
   ephpm_ps_data *d = PS_GET_MOD_DATA();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (d == NULL || ops == NULL) return FAILURE;
-  if (d->sid == NULL || !zend_string_equals(d->sid, key)) {
-    release_lock(ops, d);
-    use_sid(d, key);
-  }
+  switch_sid(ops, d, key);
   if (d->readonly) return SUCCESS;
   /* lazy_write: the data did not change, so only its TTL is refreshed. */
   int applied = 0;

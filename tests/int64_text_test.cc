@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "ephpm/number_text.h"
 
@@ -36,6 +38,32 @@ TEST_CASE("byte sizes with K, M and G suffixes", "[settings]") {
     INFO(bad);
     CHECK_FALSE(ephpm::ParseByteSize(bad, &b));
   }
+}
+
+TEST_CASE("host:port is split at the last colon, IPv6 in brackets", "[settings]") {
+  std::string host = "unchanged";
+  uint16_t port = 7;
+  CHECK((ephpm::SplitHostPort("127.0.0.1:6380", &host, &port) && host == "127.0.0.1" &&
+         port == 6380));
+  CHECK((ephpm::SplitHostPort("[::1]:0", &host, &port) && host == "::1" && port == 0));
+  CHECK((ephpm::SplitHostPort("node-a:65535", &host, &port) && host == "node-a" &&
+         port == 65535));
+  host = "unchanged";
+  port = 7;
+  for (const char* bad : {"", ":6380", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536",
+                          "127.0.0.1:-1", "127.0.0.1:80x", "127.0.0.1: 80"}) {
+    INFO(bad);
+    CHECK_FALSE(ephpm::SplitHostPort(bad, &host, &port));
+  }
+  CHECK((host == "unchanged" && port == 7));  // untouched on failure
+}
+
+TEST_CASE("EqualsIgnoreCase compares ASCII letters without case, nothing else", "[settings]") {
+  CHECK(ephpm::EqualsIgnoreCase("Content-Type", "content-type"));
+  CHECK(ephpm::EqualsIgnoreCase("", ""));
+  CHECK_FALSE(ephpm::EqualsIgnoreCase("NX", "NXX"));
+  CHECK_FALSE(ephpm::EqualsIgnoreCase("a-b", "a_b"));
+  CHECK_FALSE(ephpm::EqualsIgnoreCase(std::string_view("NX\0", 3), "nx"));
 }
 
 TEST_CASE("store settings are applied or refused with a message", "[settings]") {
