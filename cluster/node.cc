@@ -208,7 +208,14 @@ class ClusterNode::Impl {
 
   // ---- owner arbitration ------------------------------------------------------
 
-  enum class RouteOp : uint8_t { kSetNx = 1, kDelIfEq = 2, kSetIfEq = 3, kIncrBy = 4, kGet = 5 };
+  enum class RouteOp : uint8_t {
+    kSetNx = 1,
+    kDelIfEq = 2,
+    kSetIfEq = 3,
+    kIncrBy = 4,
+    kGet = 5,
+    kDelIfGuardEq = 6,
+  };
 
   // The owner's address when another member decides for `key`; "" when
   // this node does (it is the owner, or it knows no other alive member).
@@ -341,6 +348,23 @@ class ClusterNode::Impl {
     return Routed<SetIfEqOutcome>::Owner(out);
   }
 
+  Routed<DelIfGuardEqOutcome> RouteDelIfGuardEq(std::string_view guard_key,
+                                                std::string_view token, std::string_view key) {
+    const std::string owner = OwnerAddress(guard_key);
+    if (owner.empty()) return Routed<DelIfGuardEqOutcome>::Local();
+    Writer w = RouteBody(RouteOp::kDelIfGuardEq);
+    w.Str(guard_key);
+    w.Str(token);
+    w.Str(key);
+    std::string answer;
+    DelIfGuardEqOutcome out;
+    if (!Call(owner, w.out(), &answer) ||
+        !OutcomeFrom(answer, static_cast<int>(DelIfGuardEqOutcome::kOutOfMemory), &out)) {
+      return Routed<DelIfGuardEqOutcome>::Unreachable();
+    }
+    return Routed<DelIfGuardEqOutcome>::Owner(out);
+  }
+
   Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta) {
     const std::string owner = OwnerAddress(key);
     if (owner.empty()) return Routed<IncrByReply>::Local();
@@ -401,6 +425,11 @@ class ClusterNode::Impl {
           return false;
         }
         w.U8(static_cast<uint8_t>(store_->SetIfEqLocal(guard, token, key, value, ttl)));
+        break;
+      }
+      case RouteOp::kDelIfGuardEq: {
+        if (!r->Str(&guard) || !r->Str(&token) || !r->Str(&key)) return false;
+        w.U8(static_cast<uint8_t>(store_->DelIfGuardEqLocal(guard, token, key)));
         break;
       }
       case RouteOp::kIncrBy: {
@@ -1388,6 +1417,11 @@ Routed<SetIfEqOutcome> ClusterNode::RouteSetIfEq(std::string_view guard_key,
                                                  std::string_view token, std::string_view key,
                                                  std::string_view value, int64_t ttl_ms) {
   return impl_->RouteSetIfEq(guard_key, token, key, value, ttl_ms);
+}
+Routed<DelIfGuardEqOutcome> ClusterNode::RouteDelIfGuardEq(std::string_view guard_key,
+                                                           std::string_view token,
+                                                           std::string_view key) {
+  return impl_->RouteDelIfGuardEq(guard_key, token, key);
 }
 Routed<IncrByReply> ClusterNode::RouteIncrBy(std::string_view key, int64_t delta) {
   return impl_->RouteIncrBy(key, delta);

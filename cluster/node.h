@@ -103,6 +103,9 @@ class ClusterNode final : public Replicator {
   Routed<SetIfEqOutcome> RouteSetIfEq(std::string_view guard_key, std::string_view token,
                                       std::string_view key, std::string_view value,
                                       int64_t ttl_ms) override;
+  Routed<DelIfGuardEqOutcome> RouteDelIfGuardEq(std::string_view guard_key,
+                                                std::string_view token,
+                                                std::string_view key) override;
   Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta) override;
   Routed<GetReply> RouteGet(std::string_view key) override;
   bool SameOwner(const std::vector<std::string_view>& keys) override;

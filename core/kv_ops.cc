@@ -217,6 +217,21 @@ int OpSetIfEq(void* ctx, const char* guard, size_t guard_len, const char* token,
   return EPHPM_KV_INVALID_ARGUMENT;
 }
 
+int OpDelIfGuardEq(void* ctx, const char* guard, size_t guard_len, const char* token,
+                   size_t token_len, const char* key, size_t key_len, int* matched,
+                   int* removed) {
+  switch (S(ctx)->DelIfGuardEq(V(guard, guard_len), V(token, token_len), V(key, key_len))) {
+    case DelIfGuardEqOutcome::kDeleted: *matched = 1; *removed = 1; return EPHPM_KV_OK;
+    case DelIfGuardEqOutcome::kAbsent: *matched = 1; *removed = 0; return EPHPM_KV_OK;
+    case DelIfGuardEqOutcome::kNotMatched: *matched = 0; *removed = 0; return EPHPM_KV_OK;
+    case DelIfGuardEqOutcome::kOwnerUnreachable: return EPHPM_KV_OWNER_UNREACHABLE;
+    case DelIfGuardEqOutcome::kWrongType: return EPHPM_KV_WRONG_TYPE;
+    case DelIfGuardEqOutcome::kInvalidArgument: return EPHPM_KV_INVALID_ARGUMENT;
+    case DelIfGuardEqOutcome::kOutOfMemory: return EPHPM_KV_OUT_OF_MEMORY;
+  }
+  return EPHPM_KV_INVALID_ARGUMENT;
+}
+
 int OpGetInto(void* ctx, const char* key, size_t key_len, char* buf, size_t buf_len,
               size_t* value_len) {
   uint64_t n = 0;
@@ -301,6 +316,7 @@ ephpm_kv_ops MakeKvOps(Store* store) {
   ops.get_into = OpGetInto;
   ops.cluster_info = OpClusterInfo;
   ops.get_from_owner = OpGetFromOwner;
+  ops.del_if_guard_eq = OpDelIfGuardEq;
   return ops;
 }
 

@@ -545,6 +545,51 @@ class Store::Impl {
     });
   }
 
+  DelIfGuardEqOutcome DelIfGuardEq(std::string_view guard_key, std::string_view token,
+                                   std::string_view key) {
+    if (options_.replicator != nullptr) {
+      const Routed<DelIfGuardEqOutcome> r =
+          options_.replicator->RouteDelIfGuardEq(guard_key, token, key);
+      switch (r.where) {
+        case Routed<DelIfGuardEqOutcome>::Where::kLocal: break;
+        case Routed<DelIfGuardEqOutcome>::Where::kOwner: return r.outcome;
+        case Routed<DelIfGuardEqOutcome>::Where::kOwnerUnreachable:
+          return DelIfGuardEqOutcome::kOwnerUnreachable;
+      }
+    }
+    return DelIfGuardEqLocal(guard_key, token, key);
+  }
+
+  DelIfGuardEqOutcome DelIfGuardEqLocal(std::string_view guard_key, std::string_view token,
+                                        std::string_view key) {
+    if (!KeyOk(guard_key) || !KeyOk(key) || !ValueOk(token)) {
+      return DelIfGuardEqOutcome::kInvalidArgument;
+    }
+    const HashedKey hg = HashKey(guard_key), hk = HashKey(key);
+    Shard& g = ShardFor(hg);
+    Shard& s = ShardFor(hk);
+    bool changed_g = false, changed_s = false;
+    const DelIfGuardEqOutcome out = [&] {
+      // The compare on the guard and the removal are one step under both
+      // write locks: the guard cannot change hands between them.
+      PairLock l(this, &g, &s);
+      const int64_t now = clock_->NowMs();
+      auto guard = FindLiveForWriteLocked(g, hg, now, &changed_g);
+      if (guard == g.map.end()) return DelIfGuardEqOutcome::kNotMatched;
+      if (guard->second.type != ValueType::kString) return DelIfGuardEqOutcome::kWrongType;
+      if (!EqualsLocked(guard->second, token)) return DelIfGuardEqOutcome::kNotMatched;
+      auto it = FindLiveForWriteLocked(s, hk, now, &changed_s);
+      if (it == s.map.end()) return DelIfGuardEqOutcome::kAbsent;
+      RemoveLocked(s, it);
+      PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+      changed_s = true;
+      return DelIfGuardEqOutcome::kDeleted;
+    }();
+    if (changed_g) Notify(g);
+    if (changed_s && &s != &g) Notify(s);
+    return out;
+  }
+
   Status Exists(std::string_view key, bool* exists) const {
     if (!KeyOk(key)) return Status::kInvalidArgument;
     const HashedKey hk = HashKey(key);
@@ -2476,6 +2521,18 @@ SetIfEqOutcome Store::SetIfEqLocal(std::string_view guard_key, std::string_view 
                                   int64_t ttl_ms) {
   return OomGuard(SetIfEqOutcome::kOutOfMemory,
                   [&] { return impl_->SetIfEqLocal(guard_key, token, key, value, ttl_ms); });
+}
+
+DelIfGuardEqOutcome Store::DelIfGuardEq(std::string_view guard_key, std::string_view token,
+                                       std::string_view key) {
+  return OomGuard(DelIfGuardEqOutcome::kOutOfMemory,
+                  [&] { return impl_->DelIfGuardEq(guard_key, token, key); });
+}
+
+DelIfGuardEqOutcome Store::DelIfGuardEqLocal(std::string_view guard_key, std::string_view token,
+                                            std::string_view key) {
+  return OomGuard(DelIfGuardEqOutcome::kOutOfMemory,
+                  [&] { return impl_->DelIfGuardEqLocal(guard_key, token, key); });
 }
 
 Status Store::Exists(std::string_view key, bool* exists) const {

@@ -221,12 +221,18 @@ TEST_CASE("routing: a stale del_if_eq on a non-owner that still holds the old to
   CHECK(t.c.store->SetIfEq(key, "old", "data:" + key, "stale", 0) ==
         SetIfEqOutcome::kNotMatched);
   CHECK(t.c.store->SetIfEq(key, "new", "data:" + key, "fresh", 0) == SetIfEqOutcome::kWritten);
+  // ... and so is a fenced delete (the session's destroy) with the old token.
+  CHECK(t.c.store->DelIfGuardEq(key, "old", "data:" + key) ==
+        ephpm::DelIfGuardEqOutcome::kNotMatched);
   t.a.node->TestDelayReplication("c", 0);
   REQUIRE(WaitFor(3000, [&] { return t.Everywhere(key, "new"); }) >= 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   CHECK(t.Everywhere(key, "new"));
   CHECK(t.Everywhere("data:" + key, "fresh"));
-  // The release by the holder, through any node, works.
+  // The holder's fenced delete and release, through any node, work.
+  CHECK(t.c.store->DelIfGuardEq(key, "new", "data:" + key) ==
+        ephpm::DelIfGuardEqOutcome::kDeleted);
+  REQUIRE(WaitFor(3000, [&] { return t.Everywhere("data:" + key, "<missing>"); }) >= 0);
   CHECK(t.c.store->DelIfEq(key, "new") == DelIfEqOutcome::kDeleted);
   REQUIRE(WaitFor(3000, [&] { return t.Everywhere(key, "<missing>"); }) >= 0);
 }

@@ -42,6 +42,7 @@ int main(void) {
   EXPECT(ops->size == sizeof(ephpm_kv_ops));
   EXPECT(EPHPM_KV_OPS_HAS(ops, del_if_eq));
   EXPECT(EPHPM_KV_OPS_HAS(ops, dbsize));
+  EXPECT(EPHPM_KV_OPS_HAS(ops, del_if_guard_eq));
 
   /* set / get, binary-safe, and "" that is not NULL */
   EXPECT(ops->set(ctx, "k", 1, "hello", 5, 0) == EPHPM_KV_OK);
@@ -179,6 +180,25 @@ int main(void) {
   EXPECT(ops->set_if_eq(ctx, "g", 1, "tok", 3, "d", 1, "x", 1, -1, &flag) ==
          EPHPM_KV_INVALID_ARGUMENT);
   EXPECT(ops->del(ctx, "g", 1, &n) == EPHPM_KV_OK && ops->del(ctx, "d", 1, &n) == EPHPM_KV_OK);
+
+  /* del_if_guard_eq: the fenced delete */
+  {
+    int matched = -1, removed = -1;
+    EXPECT(ops->set_nx(ctx, "g", 1, "tok", 3, 0, &flag) == EPHPM_KV_OK && flag == 1);
+    EXPECT(ops->set(ctx, "d", 1, "data", 4, 0) == EPHPM_KV_OK);
+    EXPECT(ops->del_if_guard_eq(ctx, "g", 1, "bad", 3, "d", 1, &matched, &removed) ==
+               EPHPM_KV_OK &&
+           matched == 0 && removed == 0);
+    EXPECT(ops->exists(ctx, "d", 1, &flag) == EPHPM_KV_OK && flag == 1);
+    EXPECT(ops->del_if_guard_eq(ctx, "g", 1, "tok", 3, "d", 1, &matched, &removed) ==
+               EPHPM_KV_OK &&
+           matched == 1 && removed == 1);
+    EXPECT(ops->exists(ctx, "d", 1, &flag) == EPHPM_KV_OK && flag == 0);
+    EXPECT(ops->del_if_guard_eq(ctx, "g", 1, "tok", 3, "d", 1, &matched, &removed) ==
+               EPHPM_KV_OK &&
+           matched == 1 && removed == 0);
+    EXPECT(ops->del(ctx, "g", 1, &n) == EPHPM_KV_OK);
+  }
 
   /* get_into: the caller's buffer, or the length to size one */
   {

@@ -58,6 +58,18 @@ class FakeReplicator : public ephpm::Replicator {
     }
     return {};
   }
+  int del_if_guard_eq_asks = 0;
+  Routed<ephpm::DelIfGuardEqOutcome> RouteDelIfGuardEq(std::string_view, std::string_view,
+                                                       std::string_view) override {
+    ++del_if_guard_eq_asks;
+    switch (mode) {
+      case Mode::kLocal: return Routed<ephpm::DelIfGuardEqOutcome>::Local();
+      case Mode::kOwnerSays:
+        return Routed<ephpm::DelIfGuardEqOutcome>::Owner(ephpm::DelIfGuardEqOutcome::kNotMatched);
+      case Mode::kUnreachable: return Routed<ephpm::DelIfGuardEqOutcome>::Unreachable();
+    }
+    return {};
+  }
   Routed<DelIfEqOutcome> RouteDelIfEq(std::string_view, std::string_view) override {
     ++del_if_eq_asks;
     switch (mode) {
@@ -119,9 +131,14 @@ TEST_CASE("routing Owner: the owner's answer is returned and the local map is un
   CHECK(s->DelIfEq("held", "stale-token") == DelIfEqOutcome::kNotMatched);
   CHECK(s->SetIfEq("held", "stale-token", "data", "v") == ephpm::SetIfEqOutcome::kNotMatched);
   CHECK(rep.set_if_eq_asks == 1);
+  REQUIRE(s->Set("data", "kept") == Status::kOk);
+  CHECK(s->DelIfGuardEq("held", "stale-token", "data") ==
+        ephpm::DelIfGuardEqOutcome::kNotMatched);
+  CHECK(rep.del_if_guard_eq_asks == 1);
   std::string v;
+  CHECK(s->Get("data", &v) == Status::kOk);  // the owner said no: nothing removed here
   CHECK(s->Get("held", &v) == Status::kOk);  // not removed on the owner's "no"
-  CHECK(rep.Take().size() == 1);             // only the Set above was published
+  CHECK(rep.Take().size() == 2);             // only the two Sets above were published
 }
 
 TEST_CASE("routing OwnerUnreachable is reported, never replaced by a local guess",
@@ -137,6 +154,9 @@ TEST_CASE("routing OwnerUnreachable is reported, never replaced by a local guess
   CHECK(s->SetIfEq("held", "tok", "data", "v") == ephpm::SetIfEqOutcome::kOwnerUnreachable);
   std::string v;
   CHECK(s->Get("data", &v) == Status::kNotFound);
+  REQUIRE(s->Set("data2", "kept") == Status::kOk);
+  CHECK(s->DelIfGuardEq("held", "tok", "data2") == ephpm::DelIfGuardEqOutcome::kOwnerUnreachable);
+  CHECK(s->Get("data2", &v) == Status::kOk);
   bool e = false;
   REQUIRE(s->Exists("held", &e) == Status::kOk);
   CHECK(e);
@@ -150,7 +170,9 @@ TEST_CASE("the _local variants never ask the replicator", "[replicator]") {
   CHECK(s->SetNxLocal("lock", "tok", 1000) == SetNxOutcome::kInserted);
   CHECK(s->SetNxLocal("lock", "tok", 1000) == SetNxOutcome::kExists);
   CHECK(s->SetIfEqLocal("lock", "tok", "data", "v") == ephpm::SetIfEqOutcome::kWritten);
+  CHECK(s->DelIfGuardEqLocal("lock", "tok", "data") == ephpm::DelIfGuardEqOutcome::kDeleted);
   CHECK(s->DelIfEqLocal("lock", "tok") == DelIfEqOutcome::kDeleted);
+  CHECK(rep.del_if_guard_eq_asks == 0);
   CHECK(rep.set_if_eq_asks == 0);
   CHECK(rep.set_nx_asks == 0);
   CHECK(rep.del_if_eq_asks == 0);

@@ -782,6 +782,70 @@ TEST_CASE("set_if_eq refused for memory changes nothing", "[store][fence][oom]")
   CHECK(s->Stats().memory_used == used);
 }
 
+TEST_CASE("del_if_guard_eq removes only while the guard holds the token", "[store][fence]") {
+  for (size_t shards : {size_t{1}, size_t{64}}) {  // guard and key in one shard, and not
+    DYNAMIC_SECTION("shards=" << shards) {
+      ManualClock clock;
+      auto o = NoSweeper();
+      o.shards = shards;
+      o.compression = ephpm::Compression::kZstd;  // a compressed guard compares decoded
+      o.compression_threshold = 16;
+      auto s = MakeStore(o, &clock);
+      using ephpm::DelIfGuardEqOutcome;
+      const std::string token(64, 't');
+      REQUIRE(s->Set("data", "v") == Status::kOk);
+      CHECK(s->DelIfGuardEq("lock", token, "data") == DelIfGuardEqOutcome::kNotMatched);  // no guard
+      CHECK(GetOr(*s, "data") == "v");
+      REQUIRE(s->SetNx("lock", token, 1000) == SetNxOutcome::kInserted);
+      ephpm::EntryInfo info;
+      REQUIRE(s->Inspect("lock", &info) == Status::kOk);
+      CHECK(info.compressed);
+      CHECK(s->DelIfGuardEq("lock", "other", "data") == DelIfGuardEqOutcome::kNotMatched);
+      CHECK(s->DelIfGuardEq("lock", token.substr(1), "data") == DelIfGuardEqOutcome::kNotMatched);
+      CHECK(GetOr(*s, "data") == "v");
+      CHECK(s->DelIfGuardEq("lock", token, "data") == DelIfGuardEqOutcome::kDeleted);
+      CHECK(GetOr(*s, "data") == "<missing>");
+      CHECK(GetOr(*s, "lock") == token);  // the guard is only read
+      CHECK(s->DelIfGuardEq("lock", token, "data") == DelIfGuardEqOutcome::kAbsent);
+      REQUIRE(s->Set("data", "w") == Status::kOk);
+      clock.Advance(1000);  // the guard expired
+      CHECK(s->DelIfGuardEq("lock", token, "data") == DelIfGuardEqOutcome::kNotMatched);
+      CHECK(GetOr(*s, "data") == "w");
+      ephpm::StoreStats st = s->Stats();
+      CHECK(st.memory_used == [&] {
+        uint64_t sum = 0;
+        for (const char* k : {"data", "lock"}) {
+          if (s->Inspect(k, &info) == Status::kOk) sum += info.mem_size;
+        }
+        return sum;
+      }());
+      int64_t added = 0;
+      REQUIRE(s->HSet("hguard", {{"f", "v"}}, false, &added) == Status::kOk);
+      CHECK(s->DelIfGuardEq("hguard", "v", "data") == DelIfGuardEqOutcome::kWrongType);
+      CHECK(GetOr(*s, "data") == "w");
+      CHECK(s->DelIfGuardEq(std::string(ephpm::kMaxKeySize + 1, 'k'), "tok", "data") ==
+            DelIfGuardEqOutcome::kInvalidArgument);
+      CHECK(s->DelIfGuardEq("lock", "tok", std::string(ephpm::kMaxKeySize + 1, 'k')) ==
+            DelIfGuardEqOutcome::kInvalidArgument);
+    }
+  }
+}
+
+TEST_CASE("the fenced delete: a request that overran its lock cannot destroy the holder's data",
+          "[store][fence][scenario]") {
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  using ephpm::DelIfGuardEqOutcome;
+  REQUIRE(s->SetNx("session_lock:{abc}", "token-A", 30000) == SetNxOutcome::kInserted);
+  clock.Advance(31000);  // A ran past its TTL
+  REQUIRE(s->SetNx("session_lock:{abc}", "token-B", 30000) == SetNxOutcome::kInserted);
+  REQUIRE(s->SetIfEq("session_lock:{abc}", "token-B", "session:{abc}", "B's data") ==
+          ephpm::SetIfEqOutcome::kWritten);
+  CHECK(s->DelIfGuardEq("session_lock:{abc}", "token-A", "session:{abc}") ==
+        DelIfGuardEqOutcome::kNotMatched);
+  CHECK(GetOr(*s, "session:{abc}") == "B's data");
+}
+
 TEST_CASE("GetIntoBuffer copies what fits and measures what does not", "[store]") {
   ManualClock clock;
   auto o = NoSweeper();

@@ -39,6 +39,12 @@ extern "C" {
 /* Keys longer than this are refused with EPHPM_KV_INVALID_ARGUMENT. */
 #define EPHPM_KV_MAX_KEY_SIZE 65536u
 
+/* The longest TTL in ms that every op accepts at any time.  An op adds a TTL
+ * to the current time and refuses a sum past the int64 range; half the range
+ * leaves room for "now" for the next 146 million years.  A caller with a
+ * longer TTL (session.gc_maxlifetime = PHP_INT_MAX) clamps it to this. */
+#define EPHPM_KV_MAX_TTL_MS (INT64_MAX / 2)
+
 /* Same values as ephpm::Status; never renumbered, only appended. */
 typedef enum ephpm_kv_status {
   EPHPM_KV_OK = 0,
@@ -192,6 +198,16 @@ typedef struct ephpm_kv_ops {
    * be asked (the local copy may then be read with get). */
   int (*get_from_owner)(void *ctx, const char *key, size_t key_len, char **value,
                         size_t *value_len);
+
+  /* The fenced delete: removes key only while guard holds a live string
+   * equal to token, as one atomic decision (the session handler's destroy).
+   * OK with *matched = 1 when the guard held the token (then *removed = 1
+   * when a live entry was removed, 0 when key was already absent), or
+   * *matched = 0 when it did not (nothing removed).  WRONG_TYPE when the guard
+   * is not a string; OWNER_UNREACHABLE means the outcome is unknown. */
+  int (*del_if_guard_eq)(void *ctx, const char *guard, size_t guard_len, const char *token,
+                         size_t token_len, const char *key, size_t key_len, int *matched,
+                         int *removed);
 } ephpm_kv_ops;
 
 /* True when `ops` (of the provider's `size`) has a non-NULL `slot`. */

@@ -63,6 +63,15 @@ class Replicator {
     return Routed<SetIfEqOutcome>::Local();
   }
 
+  // Asked by Store::DelIfGuardEq; the owner (of the guard key) runs
+  // Store::DelIfGuardEqLocal.
+  virtual Routed<DelIfGuardEqOutcome> RouteDelIfGuardEq(std::string_view guard_key,
+                                                        std::string_view token,
+                                                        std::string_view key) {
+    (void)guard_key, (void)token, (void)key;
+    return Routed<DelIfGuardEqOutcome>::Local();
+  }
+
   // The stamp for a local client write, asked while the key's shard lock is
   // held (so one key's stamps increase in the order its writes apply).
   // The default, no stamp, is right for a single node.  REQUIRES: fast,

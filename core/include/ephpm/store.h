@@ -164,6 +164,18 @@ class Store {
                               std::string_view key, std::string_view value,
                               int64_t ttl_ms = 0);
 
+  // The fenced delete: removes key only while guard_key holds a live string
+  // exactly equal to token, decided under both shards' write locks.  A
+  // request that lost its lock cannot delete the data of the request that
+  // holds it now (the session handler's destroy).  kAbsent when the guard
+  // held the token but key was already absent.  Asks the replicator's
+  // RouteDelIfGuardEq first.
+  DelIfGuardEqOutcome DelIfGuardEq(std::string_view guard_key, std::string_view token,
+                                   std::string_view key);
+  // The decision itself, under this node's shard locks.  Never routes.
+  DelIfGuardEqOutcome DelIfGuardEqLocal(std::string_view guard_key, std::string_view token,
+                                        std::string_view key);
+
   // *exists = whether a live entry of any type is there.
   Status Exists(std::string_view key, bool* exists) const;
 

@@ -48,6 +48,19 @@ enum class SetIfEqOutcome : int {
   kInvalidArgument = 5,   // a key, the token or the value too long; negative TTL
 };
 
+// Result of Store::DelIfGuardEq (the fenced delete).
+enum class DelIfGuardEqOutcome : int {
+  kDeleted = 0,           // the guard held the token; the key was removed
+  kAbsent = 1,            // the guard held the token; the key was already absent
+  kNotMatched = 2,        // the guard is missing, expired or holds another value;
+                          // nothing was removed
+  kOwnerUnreachable = 3,  // cluster: the owner did not answer; outcome unknown
+  kWrongType = 4,         // the guard holds a non-string value
+  kInvalidArgument = 5,   // a key or the token too long
+  kOutOfMemory = 6,       // decoding a compressed guard failed to allocate;
+                          // nothing changed
+};
+
 // What an increment decided by a key's owner came to: kOk and the new value,
 // or the error status (kNotInteger, kOverflow, kOutOfMemory, ...).
 struct IncrByReply {
