@@ -108,7 +108,10 @@ class ClusterNode::Impl {
         node_hash_(XXH3_64bits_withSeed(o_.node_id.data(), o_.node_id.size(), 0x6570686d)),
         acceptor_(io_),
         tick_(io_),
-        rng_(std::random_device{}()) {}
+        rng_(std::random_device{}()) {
+    joined_ = ready_ = o_.join.empty();
+    ready_flag_.store(ready_);
+  }
 
   ~Impl() { Stop(); }
 
@@ -141,6 +144,7 @@ class ClusterNode::Impl {
     std::lock_guard<std::mutex> l(mu_);
     // A later incarnation than any earlier run of this node id had.
     MemberRecord self{o_.node_id, address_, static_cast<uint64_t>(WallMs()), MemberState::kAlive};
+    start_incarnation_ = self.incarnation;
     members_[o_.node_id] = Member{self, 0};
     RefreshPeersLocked();
     return true;
@@ -158,6 +162,9 @@ class ClusterNode::Impl {
   }
 
   void Stop() {
+#ifdef EPHPM_CLUSTER_TEST_HOOKS
+    TestPause(false);
+#endif
     if (stopped_.exchange(true)) return;
     asio::post(io_, [this] {
       boost::system::error_code ec;
@@ -195,6 +202,9 @@ class ClusterNode::Impl {
   Stamp NextStamp() { return Stamp{hlc_.Now(), node_hash_}; }
 
   void Publish(const Mutation& m) {
+    // A decision being made on this thread (Decide) goes to every member as a
+    // decision to confirm, not as plain replication.
+    if (tl_capture != nullptr && tl_capture->node == this) return SendDecision(*tl_capture, m);
     auto peers = std::atomic_load(&peers_);
     if (peers->empty()) return;
     Writer w;
@@ -207,6 +217,28 @@ class ClusterNode::Impl {
   }
 
   // ---- owner arbitration ------------------------------------------------------
+  //
+  // The rule (docs/CLUSTER.md, "Why a paused owner cannot decide"): a
+  // decision (set_nx, del_if_eq, set_if_eq, del_if_guard_eq, incr_by) is
+  // made by the key's owner only while
+  //   1. the members it holds alive are a strict majority of the members it
+  //      knows, and
+  //   2. it is *ready*: since it started, or since it last lost its standing
+  //      (it learned it had been declared dead, or a decision of its own was
+  //      not confirmed), it has received a whole state from every member it
+  //      holds alive;
+  // and a decision that changed something is answered only once every member
+  // the owner holds alive has *confirmed* it.  A member confirms only while
+  //   a. it holds the decider alive,
+  //   b. its own view names the decider as the key's owner,
+  //   c. the decision's deadline (the asker's) is more than the clock skew
+  //      allowance away, and
+  //   d. the decider has applied the whole state this member sent it when it
+  //      last came back from the dead (so a decider that missed decisions
+  //      made while it was held dead is refused until it caught up).
+  // A decision that is not confirmed is answered "unknown outcome", the
+  // decider forgets its own copy of the key (so its fresher stamp cannot
+  // override the cluster's state) and loses its standing until it caught up.
 
   enum class RouteOp : uint8_t {
     kSetNx = 1,
@@ -217,37 +249,238 @@ class ClusterNode::Impl {
     kDelIfGuardEq = 6,
   };
 
-  // The owner's address when another member decides for `key`; "" when
-  // this node does (it is the owner, or it knows no other alive member).
-  std::string OwnerAddress(std::string_view key) const {
+  // A member's verdict on a decision.
+  enum class Verdict : uint8_t {
+    kConfirmed = 0,
+    kSenderDead = 1,  // the member holds the decider dead (or does not know it)
+    kNotOwner = 2,    // the member's view names another owner
+    kLate = 3,        // past the deadline (less the clock skew allowance)
+    kCatchUp = 4,     // the decider has not applied this member's state since it came back
+    kNotServing = 5,  // the member has no store yet
+  };
+
+  // The members a decision is made over: the alive members sorted by id,
+  // and how many members this node knows (dead ones included).
+  struct AliveMember {
+    std::string id, address;
+    bool self;
+  };
+  struct View {
+    std::vector<AliveMember> alive;
+    size_t known = 0;
+  };
+
+  // Where the decision for a key is made.
+  struct Placement {
+    enum class Kind { kPlain, kHere, kRemote } kind = Kind::kPlain;
+    std::string address;                 // kRemote: the owner's
+    std::shared_ptr<const View> view;    // kHere: the view the decision is made over
+  };
+
+  Placement Place(std::string_view key) const {
+    Placement p;
 #ifdef EPHPM_CLUSTER_TEST_HOOKS
-    if (force_local_.load()) return "";
+    if (force_local_.load()) return p;
 #endif
-    auto alive = std::atomic_load(&alive_);
-    if (alive->size() <= 1) return "";
-    const AliveMember& owner = (*alive)[OwnerIndex(key, alive->size())];
-    return owner.self ? "" : owner.address;
+    p.view = std::atomic_load(&view_);
+    // A cluster of one (no other member known, none to join): as a single
+    // node, no confirmation from anyone.
+    if (p.view->known <= 1 && o_.join.empty()) return p;
+    if (p.view->alive.empty()) {
+      p.kind = Placement::Kind::kHere;  // refused by CanDecide
+      return p;
+    }
+    const AliveMember& owner = p.view->alive[OwnerIndex(key, p.view->alive.size())];
+    if (owner.self) {
+      p.kind = Placement::Kind::kHere;
+    } else {
+      p.kind = Placement::Kind::kRemote;
+      p.address = owner.address;
+    }
+    return p;
+  }
+
+  bool Ready() const { return CanDecide(*std::atomic_load(&view_)); }
+
+  // Rules 1 and 2 above.
+  bool CanDecide(const View& v) const {
+    return v.alive.size() * 2 > v.known && ready_flag_.load(std::memory_order_acquire);
   }
 
   std::string OwnerOf(std::string_view key) const {
-    auto alive = std::atomic_load(&alive_);
-    if (alive->empty()) return o_.node_id;
-    return (*alive)[OwnerIndex(key, alive->size())].id;
+    auto view = std::atomic_load(&view_);
+    if (view->alive.empty()) return o_.node_id;
+    return view->alive[OwnerIndex(key, view->alive.size())].id;
   }
 
   bool SameOwner(const std::vector<std::string_view>& keys) const {
-    auto alive = std::atomic_load(&alive_);
-    if (alive->size() <= 1 || keys.empty()) return true;
-    const size_t first = OwnerIndex(keys[0], alive->size());
+    auto view = std::atomic_load(&view_);
+    if (view->alive.size() <= 1 || keys.empty()) return true;
+    const size_t first = OwnerIndex(keys[0], view->alive.size());
     for (std::string_view k : keys) {
-      if (OwnerIndex(k, alive->size()) != first) return false;
+      if (OwnerIndex(k, view->alive.size()) != first) return false;
     }
     return true;
   }
 
+  // One decision waiting for its confirmations.  `pending` counts the
+  // members not yet answered plus the decider's own token, released (with
+  // `done` set) once the store operation has returned.
+  struct Decision {
+    std::mutex mu;
+    int pending = 1;
+    bool failed = false;
+    bool finished = false;
+    std::vector<std::string> keys;        // what the decision changed
+    std::function<void(bool)> done;       // set when the own token is released
+  };
+
+  // The decision being made on this thread, seen by Publish.
+  struct Capture {
+    Impl* node;
+    std::shared_ptr<Decision> decision;
+    std::string_view routing_key;
+    int64_t deadline_ms;
+    std::shared_ptr<const View> view;
+  };
+  static thread_local Capture* tl_capture;
+
+  // Publish, during a decision: sends the mutation to every other member
+  // the decision is made over, as a decision to confirm.  Called under the
+  // key's shard lock (so one key's decisions leave in the order they were
+  // applied); only queues frames.
+  void SendDecision(const Capture& cap, const Mutation& m) {
+    Writer w;
+    w.Str(o_.node_id);
+    w.Str(cap.routing_key);
+    w.I64(cap.deadline_ms);
+    w.Mut(m);
+    const std::string body = std::move(w.out());
+    const int64_t timeout = std::max<int64_t>(1, cap.deadline_ms - WallMs());
+    std::vector<std::string> to;
+    for (const AliveMember& a : cap.view->alive) {
+      if (!a.self) to.push_back(a.address);
+    }
+    {
+      std::lock_guard<std::mutex> l(cap.decision->mu);
+      cap.decision->keys.emplace_back(m.key);
+      cap.decision->pending += static_cast<int>(to.size());
+    }
+    mutations_published_.fetch_add(1, std::memory_order_relaxed);
+    for (const std::string& addr : to) {
+      std::weak_ptr<Decision> weak = cap.decision;
+      Request(addr, MsgType::kDecision, body, timeout,
+              [this, d = cap.decision](bool ok, std::string_view reply) {
+                Settle(d, ok && ConfirmedIn(reply));
+              });
+    }
+  }
+
+  // Reads a decision reply: the member's verdict and its record of this
+  // node (a record saying this node is dead makes it refute and lose its
+  // standing, through ApplyUpdate).
+  bool ConfirmedIn(std::string_view reply) {
+    Reader r(reply);
+    std::string_view sender;
+    uint8_t verdict = 0;
+    MemberRecord me;
+    if (!r.Str(&sender) || !r.U8(&verdict) || !r.Member(&me)) return false;
+    if (me.id == o_.node_id && me.state != MemberState::kAlive) ApplyUpdate(me);
+    return verdict == static_cast<uint8_t>(Verdict::kConfirmed);
+  }
+
+  // Counts one answer (or the own token); finishes the decision once every
+  // member confirmed, or at the first that did not.
+  void Settle(const std::shared_ptr<Decision>& d, bool ok) {
+    std::function<void(bool)> done;
+    std::vector<std::string> keys;
+    bool failed = false;
+    {
+      std::lock_guard<std::mutex> l(d->mu);
+      if (d->finished) return;
+      if (!ok) d->failed = true;
+      --d->pending;
+      if (!d->done) return;  // the store operation has not returned yet
+      if (!d->failed && d->pending > 0) return;
+      d->finished = true;
+      done = std::move(d->done);
+      keys = std::move(d->keys);
+      failed = d->failed;
+    }
+    if (failed) {
+      decisions_unconfirmed_.fetch_add(1, std::memory_order_relaxed);
+      // This copy may now differ from the members' (some may have refused
+      // it, and a node that was held dead decided on a stale copy): drop it,
+      // so that their state wins whatever the stamps say, and catch up.
+      for (const std::string& k : keys) store_->ForgetLocal(k);
+      LoseStanding();
+    } else if (!keys.empty()) {
+      decisions_confirmed_.fetch_add(1, std::memory_order_relaxed);
+    }
+    done(!failed);
+  }
+
+  // Runs `op` (a store _Local operation) as a decision over `view` and calls
+  // done(confirmed, outcome) once it is settled, on whichever thread settles
+  // it.  REQUIRES: CanDecide(*view).
+  template <typename Outcome, typename Op>
+  void Decide(std::string_view routing_key, int64_t deadline_ms,
+              std::shared_ptr<const View> view, Op op,
+              std::function<void(bool, Outcome)> done) {
+    auto d = std::make_shared<Decision>();
+    Capture cap{this, d, routing_key, deadline_ms, std::move(view)};
+    Outcome out;
+    {
+      Capture* outer = tl_capture;
+      tl_capture = &cap;
+      out = op();
+      tl_capture = outer;
+    }
+    {
+      std::lock_guard<std::mutex> l(d->mu);
+      d->done = [done = std::move(done), out](bool ok) { done(ok, out); };
+    }
+    Settle(d, true);  // the own token
+  }
+
+  // A decision for a key this node owns, asked on this node: made here and
+  // waited for on the calling thread.
+  template <typename Outcome, typename Op>
+  Routed<Outcome> DecideHere(std::string_view routing_key, std::shared_ptr<const View> view,
+                             Op op) {
+    if (!CanDecide(*view)) {
+      routed_refused_.fetch_add(1, std::memory_order_relaxed);
+      return Routed<Outcome>::Unreachable();
+    }
+    struct Waiter {
+      std::mutex mu;
+      std::condition_variable cv;
+      bool done = false, ok = false;
+      Outcome out{};
+    };
+    auto w = std::make_shared<Waiter>();
+    Decide<Outcome>(routing_key, WallMs() + o_.request_timeout_ms, std::move(view), op,
+                    [w](bool ok, Outcome out) {
+                      std::lock_guard<std::mutex> l(w->mu);
+                      w->done = true;
+                      w->ok = ok;
+                      w->out = std::move(out);
+                      w->cv.notify_all();
+                    });
+    std::unique_lock<std::mutex> l(w->mu);
+    // Every confirmation has its own timer; the margin covers a node whose
+    // I/O threads are stopped.
+    w->cv.wait_for(l, std::chrono::milliseconds(o_.request_timeout_ms + 1000),
+                   [&] { return w->done; });
+    if (!w->done || !w->ok) return Routed<Outcome>::Unreachable();
+    return Routed<Outcome>::Owner(w->out);
+  }
+
   // Sends a route request to the owner at `address` and waits for its
-  // answer (the body after the sender id); false when none came within the
-  // request timeout, or the connection broke first.
+  // answer (the body after the sender id and the "decided" byte); false when
+  // none came within the request timeout, the connection broke first, or
+  // the owner refused (past the deadline, not the owner in its view, not
+  // ready).
   bool Call(const std::string& address, const std::string& body, std::string* answer) {
     struct Waiter {
       std::mutex mu;
@@ -275,15 +508,23 @@ class ClusterNode::Impl {
     }
     Reader r(w->body);
     std::string_view sender;
-    if (!r.Str(&sender)) return false;
+    uint8_t decided = 0;
+    if (!r.Str(&sender) || !r.U8(&decided)) return false;
+    if (decided != 1) {
+      routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
     answer->assign(w->body, w->body.size() - r.remaining(), std::string::npos);
     return true;
   }
 
+  // A route request: the sender, the operation, the caller's deadline (wall
+  // clock ms), then the operation's arguments.
   Writer RouteBody(RouteOp op) {
     Writer w;
     w.Str(o_.node_id);
     w.U8(static_cast<uint8_t>(op));
+    w.I64(WallMs() + o_.request_timeout_ms);
     return w;
   }
 
@@ -297,83 +538,95 @@ class ClusterNode::Impl {
     return true;
   }
 
-  Routed<SetNxOutcome> RouteSetNx(std::string_view key, std::string_view value, int64_t ttl_ms) {
-    const std::string owner = OwnerAddress(key);
-    if (owner.empty()) return Routed<SetNxOutcome>::Local();
-    Writer w = RouteBody(RouteOp::kSetNx);
-    w.Str(key);
-    w.Str(value);
-    w.I64(ttl_ms);
-    std::string answer;
-    SetNxOutcome out;
-    if (!Call(owner, w.out(), &answer) ||
-        !OutcomeFrom(answer, static_cast<int>(SetNxOutcome::kInvalidArgument), &out)) {
-      return Routed<SetNxOutcome>::Unreachable();
+  // Routes a decision whose answer is one outcome byte: made here, asked of
+  // the owner, or left to the caller (kPlain).
+  template <typename Outcome, typename Op>
+  Routed<Outcome> RouteByte(std::string_view routing_key, RouteOp rop, Outcome max,
+                            const std::function<void(Writer*)>& args, Op local) {
+    Placement p = Place(routing_key);
+    switch (p.kind) {
+      case Placement::Kind::kPlain:
+        return Routed<Outcome>::Local();
+      case Placement::Kind::kHere:
+        return DecideHere<Outcome>(routing_key, std::move(p.view), local);
+      case Placement::Kind::kRemote:
+        break;
     }
-    return Routed<SetNxOutcome>::Owner(out);
+    Writer w = RouteBody(rop);
+    args(&w);
+    std::string answer;
+    Outcome out;
+    if (!Call(p.address, w.out(), &answer) ||
+        !OutcomeFrom(answer, static_cast<int>(max), &out)) {
+      return Routed<Outcome>::Unreachable();
+    }
+    return Routed<Outcome>::Owner(out);
+  }
+
+  Routed<SetNxOutcome> RouteSetNx(std::string_view key, std::string_view value, int64_t ttl_ms) {
+    return RouteByte<SetNxOutcome>(
+        key, RouteOp::kSetNx, SetNxOutcome::kInvalidArgument,
+        [&](Writer* w) {
+          w->Str(key);
+          w->Str(value);
+          w->I64(ttl_ms);
+        },
+        [&] { return store_->SetNxLocal(key, value, ttl_ms); });
   }
 
   Routed<DelIfEqOutcome> RouteDelIfEq(std::string_view key, std::string_view token) {
-    const std::string owner = OwnerAddress(key);
-    if (owner.empty()) return Routed<DelIfEqOutcome>::Local();
-    Writer w = RouteBody(RouteOp::kDelIfEq);
-    w.Str(key);
-    w.Str(token);
-    std::string answer;
-    DelIfEqOutcome out;
-    if (!Call(owner, w.out(), &answer) ||
-        !OutcomeFrom(answer, static_cast<int>(DelIfEqOutcome::kOutOfMemory), &out)) {
-      return Routed<DelIfEqOutcome>::Unreachable();
-    }
-    return Routed<DelIfEqOutcome>::Owner(out);
+    return RouteByte<DelIfEqOutcome>(
+        key, RouteOp::kDelIfEq, DelIfEqOutcome::kOutOfMemory,
+        [&](Writer* w) {
+          w->Str(key);
+          w->Str(token);
+        },
+        [&] { return store_->DelIfEqLocal(key, token); });
   }
 
   Routed<SetIfEqOutcome> RouteSetIfEq(std::string_view guard_key, std::string_view token,
                                       std::string_view key, std::string_view value,
                                       int64_t ttl_ms) {
-    const std::string owner = OwnerAddress(guard_key);
-    if (owner.empty()) return Routed<SetIfEqOutcome>::Local();
-    Writer w = RouteBody(RouteOp::kSetIfEq);
-    w.Str(guard_key);
-    w.Str(token);
-    w.Str(key);
-    w.Str(value);
-    w.I64(ttl_ms);
-    std::string answer;
-    SetIfEqOutcome out;
-    if (!Call(owner, w.out(), &answer) ||
-        !OutcomeFrom(answer, static_cast<int>(SetIfEqOutcome::kInvalidArgument), &out)) {
-      return Routed<SetIfEqOutcome>::Unreachable();
-    }
-    return Routed<SetIfEqOutcome>::Owner(out);
+    return RouteByte<SetIfEqOutcome>(
+        guard_key, RouteOp::kSetIfEq, SetIfEqOutcome::kInvalidArgument,
+        [&](Writer* w) {
+          w->Str(guard_key);
+          w->Str(token);
+          w->Str(key);
+          w->Str(value);
+          w->I64(ttl_ms);
+        },
+        [&] { return store_->SetIfEqLocal(guard_key, token, key, value, ttl_ms); });
   }
 
   Routed<DelIfGuardEqOutcome> RouteDelIfGuardEq(std::string_view guard_key,
                                                 std::string_view token, std::string_view key) {
-    const std::string owner = OwnerAddress(guard_key);
-    if (owner.empty()) return Routed<DelIfGuardEqOutcome>::Local();
-    Writer w = RouteBody(RouteOp::kDelIfGuardEq);
-    w.Str(guard_key);
-    w.Str(token);
-    w.Str(key);
-    std::string answer;
-    DelIfGuardEqOutcome out;
-    if (!Call(owner, w.out(), &answer) ||
-        !OutcomeFrom(answer, static_cast<int>(DelIfGuardEqOutcome::kOutOfMemory), &out)) {
-      return Routed<DelIfGuardEqOutcome>::Unreachable();
-    }
-    return Routed<DelIfGuardEqOutcome>::Owner(out);
+    return RouteByte<DelIfGuardEqOutcome>(
+        guard_key, RouteOp::kDelIfGuardEq, DelIfGuardEqOutcome::kOutOfMemory,
+        [&](Writer* w) {
+          w->Str(guard_key);
+          w->Str(token);
+          w->Str(key);
+        },
+        [&] { return store_->DelIfGuardEqLocal(guard_key, token, key); });
   }
 
   Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta) {
-    const std::string owner = OwnerAddress(key);
-    if (owner.empty()) return Routed<IncrByReply>::Local();
+    Placement p = Place(key);
+    if (p.kind == Placement::Kind::kPlain) return Routed<IncrByReply>::Local();
+    if (p.kind == Placement::Kind::kHere) {
+      return DecideHere<IncrByReply>(key, std::move(p.view), [&] {
+        IncrByReply r;
+        r.status = store_->IncrByLocal(key, delta, &r.value);
+        return r;
+      });
+    }
     Writer w = RouteBody(RouteOp::kIncrBy);
     w.Str(key);
     w.I64(delta);
     std::string answer;
     IncrByReply out;
-    if (!Call(owner, w.out(), &answer)) return Routed<IncrByReply>::Unreachable();
+    if (!Call(p.address, w.out(), &answer)) return Routed<IncrByReply>::Unreachable();
     Reader r(answer);
     if (!OutcomeFrom(answer, kMaxStatus, &out.status) || !r.Skip(1) || !r.I64(&out.value)) {
       return Routed<IncrByReply>::Unreachable();
@@ -381,15 +634,22 @@ class ClusterNode::Impl {
     return Routed<IncrByReply>::Owner(out);
   }
 
+  // A read on the key's owner.  Not a decision, but the owner must be one
+  // that may decide: a paused or catching-up owner could answer from a stale
+  // copy.
   Routed<GetReply> RouteGet(std::string_view key) {
-    const std::string owner = OwnerAddress(key);
-    if (owner.empty()) return Routed<GetReply>::Local();
+    Placement p = Place(key);
+    if (p.kind == Placement::Kind::kPlain) return Routed<GetReply>::Local();
+    if (p.kind == Placement::Kind::kHere) {
+      if (!CanDecide(*p.view)) return Routed<GetReply>::Unreachable();
+      return Routed<GetReply>::Local();
+    }
     Writer w = RouteBody(RouteOp::kGet);
     w.Str(key);
     std::string answer;
     GetReply out;
     std::string_view value;
-    if (!Call(owner, w.out(), &answer)) return Routed<GetReply>::Unreachable();
+    if (!Call(p.address, w.out(), &answer)) return Routed<GetReply>::Unreachable();
     Reader r(answer);
     if (!OutcomeFrom(answer, kMaxStatus, &out.status) || !r.Skip(1) || !r.Str(&value)) {
       return Routed<GetReply>::Unreachable();
@@ -398,62 +658,139 @@ class ClusterNode::Impl {
     return Routed<GetReply>::Owner(std::move(out));
   }
 
-  // The owner's side: decides with the _local operation (never forwarding
-  // again, so a request cannot bounce between nodes whose views differ) and
-  // answers.  False for a malformed request.
-  bool OnRouteRequest(Reader* r, std::string* answer) {
+  // The owner's side of a route request.  A request past its deadline, for
+  // a key this node does not own in its own view, or arriving while it may
+  // not decide, is refused (the asker answers "unknown outcome"); else the
+  // decision is made with the _local operation (never forwarding again, so
+  // a request cannot bounce between nodes whose views differ) and answered
+  // once confirmed.  False for a malformed request.
+  bool OnRouteRequest(const std::shared_ptr<Conn>& c, const std::string& asker,
+                      uint64_t request_id, Reader* r) {
     uint8_t op = 0;
-    if (!r->U8(&op)) return false;
-    Writer w;
-    w.Str(o_.node_id);
+    int64_t deadline = 0;
+    if (!r->U8(&op) || !r->I64(&deadline)) return false;
     std::string_view key, value, token, guard;
     int64_t ttl = 0, delta = 0;
+    std::string_view routing;
     switch (static_cast<RouteOp>(op)) {
-      case RouteOp::kSetNx: {
+      case RouteOp::kSetNx:
         if (!r->Str(&key) || !r->Str(&value) || !r->I64(&ttl)) return false;
-        w.U8(static_cast<uint8_t>(store_->SetNxLocal(key, value, ttl)));
+        routing = key;
         break;
-      }
-      case RouteOp::kDelIfEq: {
+      case RouteOp::kDelIfEq:
         if (!r->Str(&key) || !r->Str(&token)) return false;
-        w.U8(static_cast<uint8_t>(store_->DelIfEqLocal(key, token)));
+        routing = key;
         break;
-      }
-      case RouteOp::kSetIfEq: {
+      case RouteOp::kSetIfEq:
         if (!r->Str(&guard) || !r->Str(&token) || !r->Str(&key) || !r->Str(&value) ||
             !r->I64(&ttl)) {
           return false;
         }
-        w.U8(static_cast<uint8_t>(store_->SetIfEqLocal(guard, token, key, value, ttl)));
+        routing = guard;
         break;
-      }
-      case RouteOp::kDelIfGuardEq: {
+      case RouteOp::kDelIfGuardEq:
         if (!r->Str(&guard) || !r->Str(&token) || !r->Str(&key)) return false;
-        w.U8(static_cast<uint8_t>(store_->DelIfGuardEqLocal(guard, token, key)));
+        routing = guard;
         break;
-      }
-      case RouteOp::kIncrBy: {
+      case RouteOp::kIncrBy:
         if (!r->Str(&key) || !r->I64(&delta)) return false;
-        int64_t result = 0;
-        const Status st = store_->IncrByLocal(key, delta, &result);
-        w.U8(static_cast<uint8_t>(st));
-        w.I64(st == Status::kOk ? result : 0);
+        routing = key;
         break;
-      }
-      case RouteOp::kGet: {
+      case RouteOp::kGet:
         if (!r->Str(&key)) return false;
-        std::string v;
-        const Status st = store_->Get(key, &v);
-        w.U8(static_cast<uint8_t>(st));
-        w.Str(st == Status::kOk ? std::string_view(v) : std::string_view());
+        routing = key;
         break;
-      }
       default:
         return false;
     }
+    auto answer = [this, c, asker, request_id](bool decided, const std::string& outcome) {
+      Writer w;
+      w.Str(o_.node_id);
+      w.U8(decided ? 1 : 0);
+      w.out().append(outcome);
+      Reply(c, asker, MsgType::kRouteReply, request_id, w.out());
+    };
+    Placement p = Place(routing);
+    if (WallMs() + o_.max_clock_skew_ms >= deadline || p.kind != Placement::Kind::kHere ||
+        !CanDecide(*p.view)) {
+      routed_refused_.fetch_add(1, std::memory_order_relaxed);
+      answer(false, "");
+      return true;
+    }
     routed_decided_.fetch_add(1, std::memory_order_relaxed);
-    *answer = std::move(w.out());
+    auto one_byte = [answer](bool ok, auto outcome) {
+      answer(ok, std::string(1, static_cast<char>(outcome)));
+    };
+    switch (static_cast<RouteOp>(op)) {
+      case RouteOp::kSetNx:
+        Decide<SetNxOutcome>(routing, deadline, std::move(p.view),
+                             [&] { return store_->SetNxLocal(key, value, ttl); }, one_byte);
+        break;
+      case RouteOp::kDelIfEq:
+        Decide<DelIfEqOutcome>(routing, deadline, std::move(p.view),
+                               [&] { return store_->DelIfEqLocal(key, token); }, one_byte);
+        break;
+      case RouteOp::kSetIfEq:
+        Decide<SetIfEqOutcome>(
+            routing, deadline, std::move(p.view),
+            [&] { return store_->SetIfEqLocal(guard, token, key, value, ttl); }, one_byte);
+        break;
+      case RouteOp::kDelIfGuardEq:
+        Decide<DelIfGuardEqOutcome>(
+            routing, deadline, std::move(p.view),
+            [&] { return store_->DelIfGuardEqLocal(guard, token, key); }, one_byte);
+        break;
+      case RouteOp::kIncrBy:
+        Decide<IncrByReply>(
+            routing, deadline, std::move(p.view),
+            [&] {
+              IncrByReply rep;
+              rep.status = store_->IncrByLocal(key, delta, &rep.value);
+              return rep;
+            },
+            [answer](bool ok, IncrByReply rep) {
+              Writer w;
+              w.U8(static_cast<uint8_t>(rep.status));
+              w.I64(rep.status == Status::kOk ? rep.value : 0);
+              answer(ok, w.out());
+            });
+        break;
+      case RouteOp::kGet: {
+        std::string v;
+        const Status st = store_->Get(key, &v);
+        Writer w;
+        w.U8(static_cast<uint8_t>(st));
+        w.Str(st == Status::kOk ? std::string_view(v) : std::string_view());
+        answer(true, w.out());
+        break;
+      }
+    }
     return true;
+  }
+
+  // A member's side of a decision: confirms it (and applies it) only under
+  // conditions a-d above.
+  Verdict Judge(std::string_view decider, std::string_view routing_key, int64_t deadline) {
+    if (store_ == nullptr) return Verdict::kNotServing;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      auto it = members_.find(std::string(decider));
+      if (it == members_.end() || it->second.rec.state == MemberState::kDead) {
+        return Verdict::kSenderDead;
+      }
+      if (catchup_.count(std::string(decider)) != 0) return Verdict::kCatchUp;
+    }
+    if (OwnerOf(routing_key) != decider) return Verdict::kNotOwner;
+    if (WallMs() + o_.max_clock_skew_ms >= deadline) return Verdict::kLate;
+    return Verdict::kConfirmed;
+  }
+
+  // This member's record of `id` (an empty one when it does not know it).
+  MemberRecord RecordOf(std::string_view id) const {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = members_.find(std::string(id));
+    if (it == members_.end()) return MemberRecord{std::string(id), "", 0, MemberState::kDead};
+    return it->second.rec;
   }
 
   // ---- views -------------------------------------------------------------------
@@ -491,6 +828,13 @@ class ClusterNode::Impl {
     out += "cluster_routed_calls:" + std::to_string(routed_calls_.load()) + "\n";
     out += "cluster_routed_unreachable:" + std::to_string(routed_unreachable_.load()) + "\n";
     out += "cluster_routed_decided:" + std::to_string(routed_decided_.load()) + "\n";
+    out += "cluster_routed_refused:" + std::to_string(routed_refused_.load()) + "\n";
+    out += "cluster_ready:" + std::string(ready_ ? "1" : "0") + "\n";
+    out += "cluster_decisions_confirmed:" + std::to_string(decisions_confirmed_.load()) + "\n";
+    out += "cluster_decisions_unconfirmed:" + std::to_string(decisions_unconfirmed_.load()) +
+           "\n";
+    out += "cluster_decisions_refused:" + std::to_string(decisions_refused_.load()) + "\n";
+    out += "cluster_standing_lost:" + std::to_string(standing_lost_.load()) + "\n";
     for (const auto& [id, m] : members_) {
       out += "cluster_member" + std::to_string(i++) + ":id=" + id + ",address=" + m.rec.address +
              ",state=" + MemberStateName(m.rec.state) +
@@ -519,6 +863,27 @@ class ClusterNode::Impl {
   }
   void TestSkewClock(int64_t ms) { hlc_.Skew(ms); }
   void TestForceLocalRouting(bool local) { force_local_.store(local); }
+  void TestPause(bool paused) {
+    std::unique_lock<std::mutex> l(pause_mu_);
+    if (paused == paused_) return;
+    paused_ = paused;
+    if (!paused) {
+      pause_cv_.notify_all();
+      return;
+    }
+    // One blocking handler per I/O thread; wait until each holds its thread.
+    const size_t threads = std::max<size_t>(1, o_.io_threads);
+    size_t holding = 0;
+    for (size_t i = 0; i < threads; ++i) {
+      asio::post(io_, [this, &holding] {
+        std::unique_lock<std::mutex> pl(pause_mu_);
+        ++holding;
+        pause_cv_.notify_all();
+        pause_cv_.wait(pl, [this] { return !paused_; });
+      });
+    }
+    pause_cv_.wait(l, [&] { return holding == threads || !paused_; });
+  }
 #endif
 
   // ---- connections ------------------------------------------------------------
@@ -939,13 +1304,8 @@ class ClusterNode::Impl {
         Complete(h.request_id, true, body);
         return true;
       }
-      case MsgType::kReplicate:
-      case MsgType::kSyncBatch: {
+      case MsgType::kReplicate: {
         uint32_t n = 0;
-        if (h.type == MsgType::kSyncBatch) {
-          uint8_t last = 0;
-          if (!r.U8(&last)) return false;
-        }
         if (!r.U32(&n)) return false;
         for (uint32_t i = 0; i < n; ++i) {
           Mutation m;
@@ -956,21 +1316,68 @@ class ClusterNode::Impl {
         }
         return true;
       }
-      case MsgType::kRouteRequest: {
-        if (store_ == nullptr) return true;  // not serving yet: the asker times out
-        std::string answer;
-        if (!OnRouteRequest(&r, &answer)) return false;
-        Reply(c, std::string(sender), MsgType::kRouteReply, h.request_id, answer);
+      case MsgType::kSyncBatch: {
+        uint8_t last = 0;
+        uint64_t round = 0, epoch = 0;
+        uint32_t n = 0;
+        if (!r.U8(&last) || !r.U64(&round) || !r.U64(&epoch) || !r.U32(&n)) return false;
+        for (uint32_t i = 0; i < n; ++i) {
+          Mutation m;
+          if (!r.Mut(&m)) return false;
+          hlc_.Observe(m.stamp.hlc);
+          if (store_ != nullptr) store_->ApplyReplicated(m);
+          mutations_received_.fetch_add(1, std::memory_order_relaxed);
+        }
+        if (last != 0) SyncReceived(std::string(sender), round, epoch);
         return true;
       }
-      case MsgType::kRouteReply: {
+      case MsgType::kRouteRequest: {
+        if (store_ == nullptr) return true;  // not serving yet: the asker times out
+        return OnRouteRequest(c, std::string(sender), h.request_id, &r);
+      }
+      case MsgType::kRouteReply:
+      case MsgType::kDecisionReply: {
         Complete(h.request_id, true, body);
+        return true;
+      }
+      case MsgType::kDecision: {
+        std::string_view routing_key;
+        int64_t deadline = 0;
+        Mutation m;
+        if (!r.Str(&routing_key) || !r.I64(&deadline) || !r.Mut(&m)) return false;
+        hlc_.Observe(m.stamp.hlc);
+        const Verdict v = Judge(sender, routing_key, deadline);
+        if (v == Verdict::kConfirmed) {
+          store_->ApplyReplicated(m);
+          mutations_received_.fetch_add(1, std::memory_order_relaxed);
+        } else {
+          decisions_refused_.fetch_add(1, std::memory_order_relaxed);
+        }
+        Writer w;
+        w.Str(o_.node_id);
+        w.U8(static_cast<uint8_t>(v));
+        w.Member(RecordOf(sender));
+        Reply(c, std::string(sender), MsgType::kDecisionReply, h.request_id, w.out());
         return true;
       }
       case MsgType::kSyncRequest: {
         std::string_view reply_addr;
-        if (!r.Str(&reply_addr)) return false;
-        SyncTo(std::string(reply_addr));
+        uint64_t round = 0;
+        if (!r.Str(&reply_addr) || !r.U64(&round)) return false;
+        uint64_t epoch = 0;
+        {
+          std::lock_guard<std::mutex> l(mu_);
+          if (auto it = catchup_.find(std::string(sender)); it != catchup_.end()) epoch = it->second;
+        }
+        SyncTo(std::string(reply_addr), round, epoch);
+        return true;
+      }
+      case MsgType::kSyncDone: {
+        uint64_t epoch = 0;
+        if (!r.U64(&epoch)) return false;
+        std::lock_guard<std::mutex> l(mu_);
+        auto it = catchup_.find(std::string(sender));
+        if (it != catchup_.end() && it->second == epoch) catchup_.erase(it);
         return true;
       }
       default:
@@ -978,8 +1385,11 @@ class ClusterNode::Impl {
     }
   }
 
-  // Streams this node's whole state to `address` in batches.
-  void SyncTo(const std::string& address) {
+  // Streams this node's whole state to `address` in batches.  `round` is
+  // the asker's sync round (0 when this node sends on its own), `epoch` the
+  // catch-up this state settles (0 for none): the receiver echoes it in a
+  // kSyncDone once it applied the last batch.
+  void SyncTo(const std::string& address, uint64_t round = 0, uint64_t epoch = 0) {
     if (store_ == nullptr) return;
     full_syncs_sent_.fetch_add(1, std::memory_order_relaxed);
     Writer batch;
@@ -988,6 +1398,8 @@ class ClusterNode::Impl {
       Writer w;
       w.Str(o_.node_id);
       w.U8(last ? 1 : 0);
+      w.U64(round);
+      w.U64(epoch);
       w.U32(count);
       w.out().append(batch.out());
       SendTo(address, std::make_shared<const std::string>(Frame(MsgType::kSyncBatch, 0, w.out())),
@@ -1000,6 +1412,81 @@ class ClusterNode::Impl {
       if (++count >= 1024 || batch.out().size() >= (1u << 20)) flush(false);
     });
     flush(true);
+  }
+
+  // The last batch of a whole state from `sender` arrived (and every batch
+  // before it: they travel in order on one connection).
+  void SyncReceived(const std::string& sender, uint64_t round, uint64_t epoch) {
+    std::string address;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (round != 0 && round == sync_round_ && sync_awaiting_.erase(sender) != 0) {
+        MaybeReadyLocked();
+      }
+      if (auto it = members_.find(sender); it != members_.end()) address = it->second.rec.address;
+    }
+    if (epoch != 0 && !address.empty()) {
+      Writer w;
+      w.Str(o_.node_id);
+      w.U64(epoch);
+      SendTo(address, std::make_shared<const std::string>(Frame(MsgType::kSyncDone, 0, w.out())),
+             false);
+    }
+  }
+
+  // ---- standing: when this node may decide -------------------------------------
+
+  // Ready once joined (when there is a cluster to join) and every member
+  // awaited has sent its whole state.
+  void MaybeReadyLocked() {
+    if (!ready_ && joined_ && sync_awaiting_.empty()) {
+      ready_ = true;
+      ready_flag_.store(true, std::memory_order_release);
+    }
+  }
+
+  // A new sync round: every member held alive is asked for its whole state,
+  // and this node decides nothing until all have sent it.  Returns the
+  // addresses to ask (the caller sends outside the lock).
+  std::vector<std::string> StartSyncRoundLocked() {
+    ready_ = false;
+    ready_flag_.store(false, std::memory_order_release);
+    ++sync_round_;
+    sync_awaiting_.clear();
+    std::vector<std::string> ask;
+    for (const auto& [id, m] : members_) {
+      if (id == o_.node_id || m.rec.state == MemberState::kDead) continue;
+      sync_awaiting_.insert(id);
+      ask.push_back(m.rec.address);
+    }
+    MaybeReadyLocked();
+    return ask;
+  }
+
+  void AskForSync(const std::vector<std::string>& addresses, uint64_t round) {
+    for (const std::string& addr : addresses) {
+      Writer w;
+      w.Str(o_.node_id);
+      w.Str(address_);
+      w.U64(round);
+      SendTo(addr, std::make_shared<const std::string>(Frame(MsgType::kSyncRequest, 0, w.out())),
+             false);
+    }
+  }
+
+  // This node's copy may be behind the cluster's (a decision of its own was
+  // not confirmed, or it learned it had been held dead): it stops deciding
+  // until every member it holds alive has sent it its whole state again.
+  void LoseStanding() {
+    std::vector<std::string> ask;
+    uint64_t round = 0;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      ask = StartSyncRoundLocked();
+      round = sync_round_;
+    }
+    standing_lost_.fetch_add(1, std::memory_order_relaxed);
+    AskForSync(ask, round);
   }
 
   // ---- membership ----------------------------------------------------------------
@@ -1080,28 +1567,52 @@ class ClusterNode::Impl {
     ReadMemberList(&r);
   }
 
-  // SWIM's precedence: a record replaces what this node knows when it is
-  // news (a higher incarnation, or a worse state at the same incarnation).
-  // Members that need this node's whole state (new to it, or back from the
-  // dead) are added to *revived.
-  void ApplyUpdate(const MemberRecord& rec) {
-    std::vector<std::string> revived;
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      ApplyUpdateLocked(rec, &revived);
-    }
-    for (const std::string& addr : revived) SyncTo(addr);
+  // What a membership change asks of this node once its lock is released.
+  struct Effects {
+    std::vector<std::pair<std::string, uint64_t>> push;  // SyncTo(address, 0, epoch)
+    std::vector<std::string> ask;                        // AskForSync(ask, round)
+    uint64_t round = 0;
+    bool lost_standing = false;
+  };
+
+  void Run(const Effects& fx) {
+    for (const auto& [addr, epoch] : fx.push) SyncTo(addr, 0, epoch);
+    if (!fx.ask.empty()) AskForSync(fx.ask, fx.round);
+    if (fx.lost_standing) standing_lost_.fetch_add(1, std::memory_order_relaxed);
   }
 
-  void ApplyUpdateLocked(const MemberRecord& rec, std::vector<std::string>* revived) {
+  // SWIM's precedence: a record replaces what this node knows when it is
+  // news (a higher incarnation, or a worse state at the same incarnation).
+  void ApplyUpdate(const MemberRecord& rec) {
+    Effects fx;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      ApplyUpdateLocked(rec, &fx);
+    }
+    Run(fx);
+  }
+
+  void ApplyUpdateLocked(const MemberRecord& rec, Effects* fx) {
     if (rec.id.empty()) return;
     Member& self = members_.at(o_.node_id);
     if (rec.id == o_.node_id) {
+      const bool declared_dead =
+          rec.state == MemberState::kDead && rec.incarnation >= self.rec.incarnation;
+      // A record of an earlier run of this node id: this process restarted,
+      // and its (empty) copy knows nothing of what the cluster decided.
+      const bool earlier_life = rec.incarnation < start_incarnation_ && !restart_seen_;
       // Suspected or declared dead: refute with a higher incarnation.
       if ((rec.state != MemberState::kAlive && rec.incarnation >= self.rec.incarnation) ||
           rec.incarnation > self.rec.incarnation) {
         self.rec.incarnation = rec.incarnation + 1;
         GossipLocked(self.rec);
+      }
+      if (earlier_life) restart_seen_ = true;
+      if (declared_dead || earlier_life) {
+        // Held dead: others may have decided this node's keys meanwhile.
+        fx->ask = StartSyncRoundLocked();
+        fx->round = sync_round_;
+        fx->lost_standing = true;
       }
       return;
     }
@@ -1110,10 +1621,20 @@ class ClusterNode::Impl {
       members_[rec.id] = Member{rec, rec.state == MemberState::kSuspect ? SteadyMs() : 0};
       GossipLocked(rec);
       RefreshPeersLocked();
-      // A member new to this node gets this node's whole state: a write
-      // published just before (to the members known then) would otherwise
-      // reach it through nobody.
-      if (rec.state != MemberState::kDead) revived->push_back(rec.address);
+      if (rec.state != MemberState::kDead) {
+        // A member new to this node gets this node's whole state: a write
+        // published just before (to the members known then) would otherwise
+        // reach it through nobody.
+        fx->push.emplace_back(rec.address, 0);
+        joined_ = true;
+        if (!ready_) {
+          // Joining or catching up: its state is needed too.
+          sync_awaiting_.insert(rec.id);
+          fx->ask.push_back(rec.address);
+          fx->round = sync_round_;
+        }
+        MaybeReadyLocked();
+      }
       return;
     }
     Member& cur = it->second;
@@ -1138,10 +1659,23 @@ class ClusterNode::Impl {
       cur.suspect_since_ms = SteadyMs();
     }
     GossipLocked(rec);
+    if (rec.state == MemberState::kDead && was != MemberState::kDead) {
+      // Nothing more will come from it: stop waiting for its state.
+      catchup_.erase(rec.id);
+      sync_awaiting_.erase(rec.id);
+      MaybeReadyLocked();
+    }
     if (was == MemberState::kDead && rec.state != MemberState::kDead) {
-      // Back from the dead (restarted, or a partition healed): it missed
-      // what this node wrote meanwhile.
-      revived->push_back(rec.address);
+      // Back from the dead (restarted, paused, or a partition healed): it
+      // missed what was decided meanwhile.  It gets this node's whole state,
+      // and its decisions are refused here until it has applied it.
+      const uint64_t epoch = ++catchup_epoch_;
+      catchup_[rec.id] = epoch;
+      fx->push.emplace_back(rec.address, epoch);
+      if (!ready_ && sync_awaiting_.insert(rec.id).second) {
+        fx->ask.push_back(rec.address);
+        fx->round = sync_round_;
+      }
     }
     RefreshPeersLocked();  // the state or the address may have changed
   }
@@ -1162,14 +1696,15 @@ class ClusterNode::Impl {
   // sorted alive members that ownership is computed over.
   void RefreshPeersLocked() {
     auto peers = std::make_shared<std::vector<std::string>>();
-    auto alive = std::make_shared<std::vector<AliveMember>>();
+    auto view = std::make_shared<View>();
     for (const auto& [id, m] : members_) {  // std::map: sorted by id
       if (m.rec.state == MemberState::kDead) continue;
       if (id != o_.node_id) peers->push_back(m.rec.address);
-      alive->push_back(AliveMember{id, m.rec.address, id == o_.node_id});
+      view->alive.push_back(AliveMember{id, m.rec.address, id == o_.node_id});
     }
+    view->known = members_.size();
     std::atomic_store(&peers_, std::shared_ptr<const std::vector<std::string>>(std::move(peers)));
-    std::atomic_store(&alive_, std::shared_ptr<const std::vector<AliveMember>>(std::move(alive)));
+    std::atomic_store(&view_, std::shared_ptr<const View>(std::move(view)));
   }
 
   void MarkLocked(const std::string& id, MemberState state) {
@@ -1177,7 +1712,7 @@ class ClusterNode::Impl {
     if (it == members_.end() || it->second.rec.state == state) return;
     MemberRecord rec = it->second.rec;
     rec.state = state;
-    std::vector<std::string> ignored;
+    Effects ignored;  // only ever marks suspect or dead: nothing to send
     ApplyUpdateLocked(rec, &ignored);
   }
 
@@ -1274,8 +1809,8 @@ class ClusterNode::Impl {
     }
     for (const auto& addr : resync) SyncTo(addr);
     if (!joined) Join();
-    if (!exchange_addr.empty()) ExchangeMembers(exchange_addr, false);
-    if (!dead_addr.empty()) ExchangeMembers(dead_addr, false);
+    if (!exchange_addr.empty()) ExchangeMembers(exchange_addr);
+    if (!dead_addr.empty()) ExchangeMembers(dead_addr);
     if (!target_id.empty()) Probe(target_id, target_addr, helpers);
   }
 
@@ -1304,33 +1839,16 @@ class ClusterNode::Impl {
   void Join() {
     for (const auto& addr : o_.join) {
       if (addr == address_) continue;
-      ExchangeMembers(addr, true);
+      ExchangeMembers(addr);
     }
   }
 
-  void ExchangeMembers(const std::string& address, bool joining) {
+  void ExchangeMembers(const std::string& address) {
     Request(address, MsgType::kJoin, MembersBody(), o_.request_timeout_ms,
-            [this, address, joining](bool ok, std::string_view body) {
+            [this](bool ok, std::string_view body) {
               if (!ok) return;
               ReadMembers(body);
-              if (joining) RequestSync(address);
             });
-  }
-
-  // Asks the member at `address` for its whole state.
-  void RequestSync(const std::string& address) {
-    bool first = false;
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      first = !synced_;
-      synced_ = true;
-    }
-    if (!first) return;
-    Writer w;
-    w.Str(o_.node_id);
-    w.Str(address_);
-    SendTo(address, std::make_shared<const std::string>(Frame(MsgType::kSyncRequest, 0, w.out())),
-           false);
   }
 
   const ClusterOptions o_;
@@ -1354,7 +1872,15 @@ class ClusterNode::Impl {
   std::string probe_target_;
   bool probe_acked_ = false;
   uint64_t ticks_ = 0;
-  bool synced_ = false;
+  // Standing (see "owner arbitration"): guarded by mu_, mirrored in ready_flag_.
+  bool joined_;                           // knows another member, or has none to join
+  bool ready_;                            // may decide
+  uint64_t sync_round_ = 1;               // the current round of asking for states (0: none)
+  std::set<std::string> sync_awaiting_;   // members whose state this round still needs
+  std::map<std::string, uint64_t> catchup_;  // members back from the dead: epoch of the state sent
+  uint64_t catchup_epoch_ = 0;
+  uint64_t start_incarnation_ = 0;        // this run's first incarnation
+  bool restart_seen_ = false;
   std::set<std::string> resync_;  // addresses to send a whole state
   std::mt19937_64 rng_;
 #ifdef EPHPM_CLUSTER_TEST_HOOKS
@@ -1364,14 +1890,13 @@ class ClusterNode::Impl {
 #endif
   std::shared_ptr<const std::vector<std::string>> peers_ =
       std::make_shared<const std::vector<std::string>>();
-  struct AliveMember {
-    std::string id, address;
-    bool self;
-  };
-  std::shared_ptr<const std::vector<AliveMember>> alive_ =
-      std::make_shared<const std::vector<AliveMember>>();
+  std::shared_ptr<const View> view_ = std::make_shared<const View>();
+  std::atomic<bool> ready_flag_{false};
 #ifdef EPHPM_CLUSTER_TEST_HOOKS
   std::atomic<bool> force_local_{false};
+  std::mutex pause_mu_;
+  std::condition_variable pause_cv_;
+  bool paused_ = false;  // guarded by pause_mu_
 #endif
 
   std::mutex conns_mu_;
@@ -1385,11 +1910,18 @@ class ClusterNode::Impl {
   std::atomic<uint64_t> routed_calls_{0};        // decisions asked of another owner
   std::atomic<uint64_t> routed_unreachable_{0};  // ... that got no answer in time
   std::atomic<uint64_t> routed_decided_{0};      // decisions made here for another node
+  std::atomic<uint64_t> routed_refused_{0};      // ... refused: late, not the owner, not ready
+  std::atomic<uint64_t> decisions_confirmed_{0};    // changes confirmed by every member
+  std::atomic<uint64_t> decisions_unconfirmed_{0};  // ... not: answered "unknown", forgotten
+  std::atomic<uint64_t> decisions_refused_{0};      // others' decisions this member refused
+  std::atomic<uint64_t> standing_lost_{0};          // times this node had to catch up
 
   std::mutex pending_mu_;
   std::unordered_map<uint64_t, Pending> pending_;
   std::atomic<uint64_t> next_request_{0};
 };
+
+thread_local ClusterNode::Impl::Capture* ClusterNode::Impl::tl_capture = nullptr;
 
 ClusterNode::ClusterNode(ClusterOptions options)
     : impl_(std::make_unique<Impl>(std::move(options))) {}
@@ -1406,6 +1938,7 @@ Stamp ClusterNode::NextStamp() { return impl_->NextStamp(); }
 void ClusterNode::Publish(const Mutation& m) { impl_->Publish(m); }
 std::string ClusterNode::Describe() const { return impl_->Describe(); }
 std::string ClusterNode::OwnerOf(std::string_view key) const { return impl_->OwnerOf(key); }
+bool ClusterNode::Ready() const { return impl_->Ready(); }
 Routed<SetNxOutcome> ClusterNode::RouteSetNx(std::string_view key, std::string_view value,
                                              int64_t ttl_ms) {
   return impl_->RouteSetNx(key, value, ttl_ms);
@@ -1435,6 +1968,7 @@ void ClusterNode::TestCutOff(const std::string& peer, bool cut) { impl_->TestCut
 void ClusterNode::TestDelay(const std::string& peer, int64_t ms) { impl_->TestDelay(peer, ms); }
 void ClusterNode::TestSkewClock(int64_t ms) { impl_->TestSkewClock(ms); }
 void ClusterNode::TestForceLocalRouting(bool local) { impl_->TestForceLocalRouting(local); }
+void ClusterNode::TestPause(bool paused) { impl_->TestPause(paused); }
 void ClusterNode::TestDelayReplication(const std::string& peer, int64_t ms) {
   impl_->TestDelayReplication(peer, ms);
 }

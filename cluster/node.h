@@ -53,6 +53,11 @@ struct ClusterOptions {
   int indirect_probes = 2;              // members asked to ping-req
   int64_t suspicion_timeout_ms = 1000;  // suspect -> dead
   int64_t request_timeout_ms = 500;     // any request/response exchange
+  // How far two members' wall clocks may differ.  A member refuses a routed
+  // request or a decision whose deadline (the asker's wall clock) is within
+  // this of its own clock: the asker has answered "unknown", or is about to.
+  // Must be less than request_timeout_ms.
+  int64_t max_clock_skew_ms = 100;
   int64_t members_sync_every = 10;      // intervals between full member-list exchanges
   size_t max_queue_bytes = 64u << 20;   // a peer's unsent frames; beyond: resync it
   size_t io_threads = 1;
@@ -92,6 +97,9 @@ class ClusterNode final : public Replicator {
   std::vector<std::string> AliveIds() const;
   // The id of key's owner in this node's view.
   std::string OwnerOf(std::string_view key) const;
+  // Whether this node may decide now: it holds a majority of the members it
+  // knows alive and has caught up with every one of them (docs/CLUSTER.md).
+  bool Ready() const;
 
   // Replicator
   Stamp NextStamp() override;
@@ -120,6 +128,11 @@ class ClusterNode final : public Replicator {
   void TestDelayReplication(const std::string& peer, int64_t ms);
   // Move this node's wall clock (for stamps) by `ms`.
   void TestSkewClock(int64_t ms);
+  // Freeze this node's network side (every I/O thread, so no frame is read
+  // or sent, no timer fires, no probe goes out) until called with false: a
+  // process stopped with SIGSTOP, as far as its peers can tell.  Callers of
+  // the store keep running.
+  void TestPause(bool paused);
   // Decide every routed operation locally, as if there were no owner (the
   // design note's bugs, for the tests that show them).
   void TestForceLocalRouting(bool local);

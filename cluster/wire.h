@@ -33,8 +33,11 @@ enum class MsgType : uint8_t {
   kReplicate = 6,   // mutations, one way
   kSyncRequest = 7, // "send me your whole state"
   kSyncBatch = 8,   // part of a state (mutations); a flag marks the last one
-  kRouteRequest = 9,   // a lock decision for the key's owner
-  kRouteReply = 10,    // its outcome
+  kRouteRequest = 9,   // a lock decision for the key's owner (with the caller's deadline)
+  kRouteReply = 10,    // its outcome, or a refusal
+  kDecision = 11,      // an owner's decision, to be confirmed by every alive member
+  kDecisionReply = 12, // the member's verdict and its record of the decider
+  kSyncDone = 13,      // "I applied the whole state you sent me (epoch)"
 };
 
 enum class MemberState : uint8_t { kAlive = 0, kSuspect = 1, kDead = 2 };

@@ -1373,6 +1373,23 @@ class Store::Impl {
     return changed;
   }
 
+  void ForgetLocal(std::string_view key) {
+    if (!KeyOk(key)) return;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    bool changed = false;
+    {
+      WriterLock l(&s.mu);
+      auto it = s.map.find(hk);
+      if (it != s.map.end()) {
+        RemoveLocked(s, it);
+        changed = true;
+      }
+      ForgetTombstoneLocked(s, key);
+    }
+    if (changed) Notify(s);
+  }
+
   void ForEachForSync(absl::FunctionRef<void(const Mutation&)> fn) const {
     const Stamp flushed = FlushStamp();
     if (!flushed.empty()) {
@@ -2713,6 +2730,8 @@ StoreStats Store::Stats() const { return impl_->Stats(); }
 bool Store::ApplyReplicated(const Mutation& m) {
   return OomGuard(false, [&] { return impl_->ApplyReplicated(m); });
 }
+
+void Store::ForgetLocal(std::string_view key) { impl_->ForgetLocal(key); }
 
 void Store::ForEachForSync(absl::FunctionRef<void(const Mutation&)> fn) const {
   impl_->ForEachForSync(fn);

@@ -66,6 +66,8 @@ const char kUsage[] =
     "  --cluster-probe-interval MS     failure detection period (default 200)\n"
     "  --cluster-suspicion-timeout MS  suspect to dead (default 1000)\n"
     "  --cluster-request-timeout MS    a node-to-node request (default 500)\n"
+    "  --cluster-max-clock-skew MS     how far members' clocks may differ (default 100;\n"
+    "                                  less than the request timeout)\n"
     "  --log-level LEVEL        error, warn, info (default; one access line per request)\n"
     "                           or debug\n"
     "  -h, --help               this text\n"
@@ -208,6 +210,13 @@ int main(int argc, char** argv) {
         start = comma + 1;
       }
       cluster_flags = true;
+    } else if (a == "--cluster-max-clock-skew") {
+      int64_t n = 0;
+      if (!value() || !ephpm::ParseInt64(v, &n) || n < 0 || n > 3600000) {
+        return Fail(a + " needs milliseconds from 0 to 3600000");
+      }
+      cluster.max_clock_skew_ms = n;
+      cluster_flags = true;
     } else if (a == "--cluster-probe-interval" || a == "--cluster-suspicion-timeout" ||
                a == "--cluster-request-timeout") {
       int64_t n = 0;
@@ -239,6 +248,12 @@ int main(int argc, char** argv) {
   }
   if (cluster_flags && !want_cluster) {
     return Fail("the --cluster-* options need --cluster-node-id");
+  }
+  if (cluster.max_clock_skew_ms >= cluster.request_timeout_ms) {
+    return Fail("--cluster-max-clock-skew (" + std::to_string(cluster.max_clock_skew_ms) +
+                ") must be less than --cluster-request-timeout (" +
+                std::to_string(cluster.request_timeout_ms) +
+                "): a routed request would always arrive too late");
   }
   resp.max_bulk_len = store_options.max_value_size;
 

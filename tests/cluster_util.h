@@ -107,6 +107,13 @@ inline bool AllAlive(const std::vector<Node*>& nodes, const std::set<std::string
   return true;
 }
 
+inline bool AllReady(const std::vector<Node*>& nodes) {
+  for (const Node* n : nodes) {
+    if (!n->node->Ready()) return false;
+  }
+  return true;
+}
+
 // Three nodes: b joins through a, c through b (so c learns a only by gossip).
 struct Trio {
   Node a{Fast("a")};
@@ -123,9 +130,10 @@ struct Trio {
 
   std::vector<Node*> all() { return {&a, &b, &c}; }
 
+  // Every node sees the three alive and may decide.
   void Converge() {
     REQUIRE(WaitFor(JoinBoundMs(Fast("x"), 3) * 2, [&] {
-              return AllAlive(all(), {"a", "b", "c"});
+              return AllAlive(all(), {"a", "b", "c"}) && AllReady(all());
             }) >= 0);
   }
 

@@ -340,6 +340,14 @@ class Store {
   // changed anything.  REQUIRES: m.stamp is set.
   bool ApplyReplicated(const Mutation& m);
 
+  // Removes key's entry and tombstone on this node only: nothing is
+  // published and no tombstone is left, so the next state received for the
+  // key wins whatever its stamp.  A cluster node calls it for a decision its
+  // peers did not confirm (its own copy of the key may then be wrong, and a
+  // fresher stamp of its own would otherwise override theirs), then fetches
+  // their state again.
+  void ForgetLocal(std::string_view key);
+
   // Calls fn for every live entry and tombstone, as the mutations that
   // would recreate them (with their stamps), a shard at a time under its
   // read lock; first a kFlush when a flush stamp is set.  fn must only copy.
