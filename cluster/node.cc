@@ -444,14 +444,10 @@ class ClusterNode::Impl {
   }
 
   // A decision for a key this node owns, asked on this node: made here and
-  // waited for on the calling thread.
+  // waited for on the calling thread.  REQUIRES: CanDecide(*view).
   template <typename Outcome, typename Op>
-  Routed<Outcome> DecideHere(std::string_view routing_key, std::shared_ptr<const View> view,
-                             Op op) {
-    if (!CanDecide(*view)) {
-      routed_refused_.fetch_add(1, std::memory_order_relaxed);
-      return Routed<Outcome>::Unreachable();
-    }
+  Routed<Outcome> DecideHere(std::string_view routing_key, int64_t deadline_ms,
+                             std::shared_ptr<const View> view, Op op) {
     struct Waiter {
       std::mutex mu;
       std::condition_variable cv;
@@ -459,14 +455,13 @@ class ClusterNode::Impl {
       Outcome out{};
     };
     auto w = std::make_shared<Waiter>();
-    Decide<Outcome>(routing_key, WallMs() + o_.request_timeout_ms, std::move(view), op,
-                    [w](bool ok, Outcome out) {
-                      std::lock_guard<std::mutex> l(w->mu);
-                      w->done = true;
-                      w->ok = ok;
-                      w->out = std::move(out);
-                      w->cv.notify_all();
-                    });
+    Decide<Outcome>(routing_key, deadline_ms, std::move(view), op, [w](bool ok, Outcome out) {
+      std::lock_guard<std::mutex> l(w->mu);
+      w->done = true;
+      w->ok = ok;
+      w->out = std::move(out);
+      w->cv.notify_all();
+    });
     std::unique_lock<std::mutex> l(w->mu);
     // Every confirmation has its own timer; the margin covers a node whose
     // I/O threads are stopped.
@@ -476,12 +471,15 @@ class ClusterNode::Impl {
     return Routed<Outcome>::Owner(w->out);
   }
 
+  enum class CallResult { kAnswered, kRefused, kUnreachable };
+
   // Sends a route request to the owner at `address` and waits for its
-  // answer (the body after the sender id and the "decided" byte); false when
-  // none came within the request timeout, the connection broke first, or
-  // the owner refused (past the deadline, not the owner in its view, not
-  // ready).
-  bool Call(const std::string& address, const std::string& body, std::string* answer) {
+  // answer (the body after the sender id and the "decided" byte) until
+  // `deadline_ms`.  kRefused: the owner refused it (past the deadline, not
+  // the owner in its view, not ready), so it was not applied; kUnreachable:
+  // no answer in time, or the connection broke first (outcome unknown).
+  CallResult Call(const std::string& address, const std::string& body, int64_t deadline_ms,
+                  std::string* answer) {
     struct Waiter {
       std::mutex mu;
       std::condition_variable cv;
@@ -490,42 +488,79 @@ class ClusterNode::Impl {
     };
     auto w = std::make_shared<Waiter>();
     routed_calls_.fetch_add(1, std::memory_order_relaxed);
-    Request(address, MsgType::kRouteRequest, body, o_.request_timeout_ms,
-            [w](bool ok, std::string_view b) {
-              std::lock_guard<std::mutex> l(w->mu);
-              w->done = true;
-              w->ok = ok;
-              if (ok) w->body.assign(b.data(), b.size());
-              w->cv.notify_all();
-            });
+    const int64_t timeout = std::max<int64_t>(1, deadline_ms - WallMs());
+    Request(address, MsgType::kRouteRequest, body, timeout, [w](bool ok, std::string_view b) {
+      std::lock_guard<std::mutex> l(w->mu);
+      w->done = true;
+      w->ok = ok;
+      if (ok) w->body.assign(b.data(), b.size());
+      w->cv.notify_all();
+    });
     std::unique_lock<std::mutex> l(w->mu);
     // The timer answers first; the margin covers a node being stopped.
-    w->cv.wait_for(l, std::chrono::milliseconds(o_.request_timeout_ms + 1000),
-                   [&] { return w->done; });
-    if (!w->done || !w->ok) {
-      routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
-      return false;
-    }
+    w->cv.wait_for(l, std::chrono::milliseconds(timeout + 1000), [&] { return w->done; });
     Reader r(w->body);
     std::string_view sender;
     uint8_t decided = 0;
-    if (!r.Str(&sender) || !r.U8(&decided)) return false;
-    if (decided != 1) {
+    if (!w->done || !w->ok || !r.Str(&sender) || !r.U8(&decided)) {
       routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
-      return false;
+      return CallResult::kUnreachable;
     }
+    if (decided != 1) return CallResult::kRefused;
     answer->assign(w->body, w->body.size() - r.remaining(), std::string::npos);
-    return true;
+    return CallResult::kAnswered;
   }
 
-  // A route request: the sender, the operation, the caller's deadline (wall
-  // clock ms), then the operation's arguments.
-  Writer RouteBody(RouteOp op) {
-    Writer w;
-    w.Str(o_.node_id);
-    w.U8(static_cast<uint8_t>(op));
-    w.I64(WallMs() + o_.request_timeout_ms);
-    return w;
+  // Waits until this node may decide (it is catching up, or a view change
+  // took its majority away) or `deadline_ms` passes.
+  bool WaitUntilReady(int64_t deadline_ms) {
+    std::unique_lock<std::mutex> l(mu_);
+    for (;;) {
+      if (CanDecide(*std::atomic_load(&view_))) return true;
+      const int64_t left = deadline_ms - WallMs();
+      if (left <= 0) return false;
+      ready_cv_.wait_for(l, std::chrono::milliseconds(std::min<int64_t>(left, 10)));
+    }
+  }
+
+  // Where a decision ended up: on a single node (kPlain: the caller decides
+  // locally), here (kHere: *view is what to decide over), answered by the
+  // owner (kAnswered: *answer), or unknown.
+  enum class Asked { kPlain, kHere, kAnswered, kUnknown };
+
+  // Finds the owner of `routing_key` and asks it, until `deadline_ms`: an
+  // owner that refuses (it is catching up, or the views are changing) has
+  // applied nothing and is asked again; one that does not answer leaves the
+  // outcome unknown.  This node waits for its own readiness the same way.
+  Asked Ask(std::string_view routing_key, RouteOp op, int64_t deadline_ms,
+            const std::function<void(Writer*)>& args, std::shared_ptr<const View>* view,
+            std::string* answer) {
+    for (;;) {
+      Placement p = Place(routing_key);
+      if (p.kind == Placement::Kind::kPlain) return Asked::kPlain;
+      if (p.kind == Placement::Kind::kHere) {
+        if (CanDecide(*p.view)) {
+          *view = std::move(p.view);
+          return Asked::kHere;
+        }
+        if (!WaitUntilReady(deadline_ms - o_.max_clock_skew_ms)) break;
+        continue;  // the owner may have changed meanwhile
+      }
+      Writer w;
+      w.Str(o_.node_id);
+      w.U8(static_cast<uint8_t>(op));
+      w.I64(deadline_ms);
+      args(&w);
+      switch (Call(p.address, w.out(), deadline_ms, answer)) {
+        case CallResult::kAnswered: return Asked::kAnswered;
+        case CallResult::kUnreachable: return Asked::kUnknown;
+        case CallResult::kRefused: break;
+      }
+      if (WallMs() + o_.max_clock_skew_ms + 10 >= deadline_ms) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    routed_refused_.fetch_add(1, std::memory_order_relaxed);
+    return Asked::kUnknown;
   }
 
   // Decodes an outcome byte of an enum whose values run 0..max.
@@ -538,29 +573,23 @@ class ClusterNode::Impl {
     return true;
   }
 
-  // Routes a decision whose answer is one outcome byte: made here, asked of
-  // the owner, or left to the caller (kPlain).
+  // Routes a decision whose answer is one outcome byte.
   template <typename Outcome, typename Op>
   Routed<Outcome> RouteByte(std::string_view routing_key, RouteOp rop, Outcome max,
                             const std::function<void(Writer*)>& args, Op local) {
-    Placement p = Place(routing_key);
-    switch (p.kind) {
-      case Placement::Kind::kPlain:
-        return Routed<Outcome>::Local();
-      case Placement::Kind::kHere:
-        return DecideHere<Outcome>(routing_key, std::move(p.view), local);
-      case Placement::Kind::kRemote:
-        break;
-    }
-    Writer w = RouteBody(rop);
-    args(&w);
+    const int64_t deadline = WallMs() + o_.request_timeout_ms;
+    std::shared_ptr<const View> view;
     std::string answer;
     Outcome out;
-    if (!Call(p.address, w.out(), &answer) ||
-        !OutcomeFrom(answer, static_cast<int>(max), &out)) {
-      return Routed<Outcome>::Unreachable();
+    switch (Ask(routing_key, rop, deadline, args, &view, &answer)) {
+      case Asked::kPlain: return Routed<Outcome>::Local();
+      case Asked::kHere: return DecideHere<Outcome>(routing_key, deadline, std::move(view), local);
+      case Asked::kAnswered:
+        if (OutcomeFrom(answer, static_cast<int>(max), &out)) return Routed<Outcome>::Owner(out);
+        break;
+      case Asked::kUnknown: break;
     }
-    return Routed<Outcome>::Owner(out);
+    return Routed<Outcome>::Unreachable();
   }
 
   Routed<SetNxOutcome> RouteSetNx(std::string_view key, std::string_view value, int64_t ttl_ms) {
@@ -612,50 +641,58 @@ class ClusterNode::Impl {
   }
 
   Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta) {
-    Placement p = Place(key);
-    if (p.kind == Placement::Kind::kPlain) return Routed<IncrByReply>::Local();
-    if (p.kind == Placement::Kind::kHere) {
-      return DecideHere<IncrByReply>(key, std::move(p.view), [&] {
-        IncrByReply r;
-        r.status = store_->IncrByLocal(key, delta, &r.value);
-        return r;
-      });
-    }
-    Writer w = RouteBody(RouteOp::kIncrBy);
-    w.Str(key);
-    w.I64(delta);
+    const int64_t deadline = WallMs() + o_.request_timeout_ms;
+    std::shared_ptr<const View> view;
     std::string answer;
-    IncrByReply out;
-    if (!Call(p.address, w.out(), &answer)) return Routed<IncrByReply>::Unreachable();
-    Reader r(answer);
-    if (!OutcomeFrom(answer, kMaxStatus, &out.status) || !r.Skip(1) || !r.I64(&out.value)) {
-      return Routed<IncrByReply>::Unreachable();
+    auto args = [&](Writer* w) {
+      w->Str(key);
+      w->I64(delta);
+    };
+    switch (Ask(key, RouteOp::kIncrBy, deadline, args, &view, &answer)) {
+      case Asked::kPlain: return Routed<IncrByReply>::Local();
+      case Asked::kHere:
+        return DecideHere<IncrByReply>(key, deadline, std::move(view), [&] {
+          IncrByReply r;
+          r.status = store_->IncrByLocal(key, delta, &r.value);
+          return r;
+        });
+      case Asked::kAnswered: {
+        IncrByReply out;
+        Reader r(answer);
+        if (OutcomeFrom(answer, kMaxStatus, &out.status) && r.Skip(1) && r.I64(&out.value)) {
+          return Routed<IncrByReply>::Owner(out);
+        }
+        break;
+      }
+      case Asked::kUnknown: break;
     }
-    return Routed<IncrByReply>::Owner(out);
+    return Routed<IncrByReply>::Unreachable();
   }
 
   // A read on the key's owner.  Not a decision, but the owner must be one
   // that may decide: a paused or catching-up owner could answer from a stale
   // copy.
   Routed<GetReply> RouteGet(std::string_view key) {
-    Placement p = Place(key);
-    if (p.kind == Placement::Kind::kPlain) return Routed<GetReply>::Local();
-    if (p.kind == Placement::Kind::kHere) {
-      if (!CanDecide(*p.view)) return Routed<GetReply>::Unreachable();
-      return Routed<GetReply>::Local();
-    }
-    Writer w = RouteBody(RouteOp::kGet);
-    w.Str(key);
+    const int64_t deadline = WallMs() + o_.request_timeout_ms;
+    std::shared_ptr<const View> view;
     std::string answer;
-    GetReply out;
-    std::string_view value;
-    if (!Call(p.address, w.out(), &answer)) return Routed<GetReply>::Unreachable();
-    Reader r(answer);
-    if (!OutcomeFrom(answer, kMaxStatus, &out.status) || !r.Skip(1) || !r.Str(&value)) {
-      return Routed<GetReply>::Unreachable();
+    switch (Ask(key, RouteOp::kGet, deadline, [&](Writer* w) { w->Str(key); }, &view, &answer)) {
+      case Asked::kPlain:
+      case Asked::kHere:
+        return Routed<GetReply>::Local();
+      case Asked::kAnswered: {
+        GetReply out;
+        std::string_view value;
+        Reader r(answer);
+        if (OutcomeFrom(answer, kMaxStatus, &out.status) && r.Skip(1) && r.Str(&value)) {
+          out.value.assign(value.data(), value.size());
+          return Routed<GetReply>::Owner(std::move(out));
+        }
+        break;
+      }
+      case Asked::kUnknown: break;
     }
-    out.value.assign(value.data(), value.size());
-    return Routed<GetReply>::Owner(std::move(out));
+    return Routed<GetReply>::Unreachable();
   }
 
   // The owner's side of a route request.  A request past its deadline, for
@@ -1442,6 +1479,7 @@ class ClusterNode::Impl {
     if (!ready_ && joined_ && sync_awaiting_.empty()) {
       ready_ = true;
       ready_flag_.store(true, std::memory_order_release);
+      ready_cv_.notify_all();
     }
   }
 
@@ -1705,6 +1743,7 @@ class ClusterNode::Impl {
     view->known = members_.size();
     std::atomic_store(&peers_, std::shared_ptr<const std::vector<std::string>>(std::move(peers)));
     std::atomic_store(&view_, std::shared_ptr<const View>(std::move(view)));
+    ready_cv_.notify_all();  // a majority may be back
   }
 
   void MarkLocked(const std::string& id, MemberState state) {
@@ -1892,6 +1931,7 @@ class ClusterNode::Impl {
       std::make_shared<const std::vector<std::string>>();
   std::shared_ptr<const View> view_ = std::make_shared<const View>();
   std::atomic<bool> ready_flag_{false};
+  std::condition_variable ready_cv_;  // with mu_: ready_ or the view changed
 #ifdef EPHPM_CLUSTER_TEST_HOOKS
   std::atomic<bool> force_local_{false};
   std::mutex pause_mu_;
