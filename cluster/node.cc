@@ -822,11 +822,12 @@ class ClusterNode::Impl {
     return Verdict::kConfirmed;
   }
 
-  // This member's record of `id` (an empty one when it does not know it).
+  // This member's record of `id`; one with an empty id when it does not
+  // know it (which the asker ignores: it is not news about it).
   MemberRecord RecordOf(std::string_view id) const {
     std::lock_guard<std::mutex> l(mu_);
     auto it = members_.find(std::string(id));
-    if (it == members_.end()) return MemberRecord{std::string(id), "", 0, MemberState::kDead};
+    if (it == members_.end()) return MemberRecord{};
     return it->second.rec;
   }
 
