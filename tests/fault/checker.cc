@@ -56,7 +56,10 @@ DoubleHolderWindow WindowOf(const std::vector<Overlap>& overlaps) {
   std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> by_key;
   for (const Overlap& o : overlaps) by_key[o.a.cycle->key].emplace_back(o.from_us, o.to_us);
   bool any = false;
-  for (auto& [key, spans] : by_key) {
+  for (auto& entry : by_key) {
+    // Not a structured binding: a lambda may not capture one in C++17.
+    const std::string& key = entry.first;
+    auto& spans = entry.second;
     std::sort(spans.begin(), spans.end());
     auto flush = [&](int64_t from, int64_t to) {
       w.total_us += to - from;
