@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "checker.h"
+#include "node.h"
 #include "owner.h"
 #include "process.h"
 #include "resp_client.h"
@@ -90,9 +91,16 @@ struct Config {
   std::string log_dir;
   bool keep_logs = false;
 
-  // The failure detection bound of docs/CLUSTER.md for 3 nodes:
-  // (2(n-1) + 2) P + S + 3 ceil(log2(n+1)) P.
-  int64_t DetectionBoundMs() const { return 6 * probe_ms + suspicion_ms + 6 * probe_ms; }
+  // The cluster's own bound (docs/CLUSTER.md): a stopped member of three is
+  // seen dead by every other member within this.
+  int64_t DetectionBoundMs() const {
+    ephpm::cluster::ClusterOptions o;
+    o.probe_interval_ms = probe_ms;
+    o.probe_timeout_ms = std::max<int64_t>(1, probe_ms / 2);  // as sapi/main.cc sets it
+    o.suspicion_timeout_ms = suspicion_ms;
+    o.request_timeout_ms = request_timeout_ms;
+    return ephpm::cluster::FailureDetectionBoundMs(o, 3);
+  }
 };
 
 bool EnvInt(const char* name, int64_t lo, int64_t hi, int64_t* v, std::string* error) {
