@@ -1379,6 +1379,12 @@ void Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
     cmd = sub->second;
   }
   if (cmd == nullptr) {
+    if (const ExtraCommand* extra = server_->FindExtraCommand(name)) {
+      if (!client->authenticated) return w.Error(kNoAuth);
+      const std::string error = (*extra)(argv);
+      if (error.empty()) return w.SimpleString("OK");
+      return w.Error(error);
+    }
     // Redis quotes the first arguments, up to about 128 bytes of them.
     std::string args;
     for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {

@@ -36,6 +36,12 @@ struct ClientState {
   const char* last_command = nullptr;  // static name of the last command run
 };
 
+// A command that a program adds beside Redis's (the test-only ephpm-faulty
+// adds EPHPM.FAULT; the shipped ephpm adds none).  Gets the whole request,
+// name included; returns "" to reply +OK, else the error line to reply
+// (without the leading '-').  Called on the connection's I/O thread.
+using ExtraCommand = std::function<std::string(const std::vector<std::string>& argv)>;
+
 // What the commands need from the server around them.
 class ServerContext {
  public:
@@ -54,6 +60,12 @@ class ServerContext {
   // Extra INFO sections (e.g. the cluster's), appended after the built-in
   // ones; each "# Name\r\n..." block.
   virtual std::string ExtraInfo() const { return ""; }
+  // The program's own command of this (lowercase) name, or null.  Looked up
+  // only for names that are not Redis commands, after AUTH like any other.
+  virtual const ExtraCommand* FindExtraCommand(const std::string& name) const {
+    (void)name;
+    return nullptr;
+  }
 };
 
 // The line CLIENT LIST / CLIENT INFO prints for a connection.

@@ -2,7 +2,9 @@
 
 #include <atomic>
 #include <boost/asio.hpp>
+#include <cctype>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <unordered_set>
@@ -102,6 +104,11 @@ class RespServer::Impl : public ServerContext {
   uint16_t port() const { return bound_.port(); }
   std::string address() const { return EndpointText(bound_); }
   void set_extra_info(std::function<std::string()> fn) { extra_info_ = std::move(fn); }
+  void add_extra_command(const std::string& name, ExtraCommand fn) {
+    std::string lower(name);
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    extra_commands_[lower] = std::move(fn);
+  }
 
   // ServerContext
   const std::string& password() const override { return options_.password; }
@@ -113,6 +120,10 @@ class RespServer::Impl : public ServerContext {
   int64_t started_at_ms() const override { return started_at_ms_; }
   std::vector<std::string> ClientList() const override;
   std::string ExtraInfo() const override { return extra_info_ ? extra_info_() : ""; }
+  const ExtraCommand* FindExtraCommand(const std::string& name) const override {
+    auto it = extra_commands_.find(name);
+    return it == extra_commands_.end() ? nullptr : &it->second;
+  }
 
   class Session : public std::enable_shared_from_this<Session> {
    public:
@@ -376,6 +387,7 @@ class RespServer::Impl : public ServerContext {
   std::atomic<bool> stopped_{false};
   const int64_t started_at_ms_;
   std::function<std::string()> extra_info_;
+  std::map<std::string, ExtraCommand> extra_commands_;  // by lowercase name; set before Start
 };
 
 std::vector<std::string> RespServer::Impl::ClientList() const {
@@ -400,6 +412,9 @@ uint16_t RespServer::port() const { return impl_->port(); }
 std::string RespServer::address() const { return impl_->address(); }
 void RespServer::set_extra_info(std::function<std::string()> fn) {
   impl_->set_extra_info(std::move(fn));
+}
+void RespServer::add_extra_command(const std::string& name, ExtraCommand fn) {
+  impl_->add_extra_command(name, std::move(fn));
 }
 
 }  // namespace resp

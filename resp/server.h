@@ -17,6 +17,7 @@
 #include <string>
 
 #include "ephpm/store.h"
+#include "resp/commands.h"
 
 namespace ephpm {
 namespace resp {
@@ -57,6 +58,9 @@ class RespServer {
 
   // Extra INFO text (e.g. the cluster's section), set before Start().
   void set_extra_info(std::function<std::string()> fn);
+  // A command of the program's own beside Redis's (see ExtraCommand in
+  // commands.h), set before Start().  `name` is matched ignoring case.
+  void add_extra_command(const std::string& name, ExtraCommand fn);
 
  private:
   class Impl;

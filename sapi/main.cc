@@ -28,6 +28,9 @@
 #include "node.h"
 #include "resp/server.h"
 
+#ifdef EPHPM_CLUSTER_TEST_HOOKS
+#include "fault_command.h"  // ephpm-faulty, the fault test's program, only
+#endif
 #ifdef EPHPM_WITH_PHP
 #include "http_server.h"
 #include "php_host.h"
@@ -341,6 +344,13 @@ int main(int argc, char** argv) {
         return out;
       });
     }
+#ifdef EPHPM_CLUSTER_TEST_HOOKS
+    // ephpm-faulty (tests only, never installed): the fault hooks over RESP.
+    if (node) {
+      ephpm::AddFaultCommand(resp_server.get(), node.get(),
+                             [](std::string_view m) { Log(Level::kInfo, m); });
+    }
+#endif
     if (!resp_server->Start(&error)) return Fail(error);
     std::printf("resp listening on %s\n", resp_server->address().c_str());
   }
