@@ -543,6 +543,9 @@ class ClusterNode::Impl {
           *view = std::move(p.view);
           return Asked::kHere;
         }
+        // Without a majority there is nothing to wait for (a partition, or
+        // members down: that takes failure detection, not a round trip).
+        if (p.view->alive.size() * 2 <= p.view->known) break;
         if (!WaitUntilReady(deadline_ms - o_.max_clock_skew_ms)) break;
         continue;  // the owner may have changed meanwhile
       }
