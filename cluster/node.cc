@@ -331,7 +331,7 @@ class ClusterNode::Impl {
     int pending = 1;
     bool failed = false;
     bool finished = false;
-    std::vector<std::string> keys;        // what the decision changed
+    std::vector<std::pair<std::string, Stamp>> changed;  // what the decision wrote
     std::function<void(bool)> done;       // set when the own token is released
   };
 
@@ -363,7 +363,7 @@ class ClusterNode::Impl {
     }
     {
       std::lock_guard<std::mutex> l(cap.decision->mu);
-      cap.decision->keys.emplace_back(m.key);
+      cap.decision->changed.emplace_back(std::string(m.key), m.stamp);
       cap.decision->pending += static_cast<int>(to.size());
     }
     mutations_published_.fetch_add(1, std::memory_order_relaxed);
@@ -393,7 +393,7 @@ class ClusterNode::Impl {
   // member confirmed, or at the first that did not.
   void Settle(const std::shared_ptr<Decision>& d, bool ok) {
     std::function<void(bool)> done;
-    std::vector<std::string> keys;
+    std::vector<std::pair<std::string, Stamp>> changed;
     bool failed = false;
     {
       std::lock_guard<std::mutex> l(d->mu);
@@ -404,17 +404,18 @@ class ClusterNode::Impl {
       if (!d->failed && d->pending > 0) return;
       d->finished = true;
       done = std::move(d->done);
-      keys = std::move(d->keys);
+      changed = std::move(d->changed);
       failed = d->failed;
     }
     if (failed) {
       decisions_unconfirmed_.fetch_add(1, std::memory_order_relaxed);
       // This copy may now differ from the members' (some may have refused
-      // it, and a node that was held dead decided on a stale copy): drop it,
+      // it, and a node that was held dead decided on a stale copy): drop
+      // what the decision wrote, unless a later decision has replaced it,
       // so that their state wins whatever the stamps say, and catch up.
-      for (const std::string& k : keys) store_->ForgetLocal(k);
+      for (const auto& [key, stamp] : changed) store_->ForgetLocal(key, stamp);
       LoseStanding();
-    } else if (!keys.empty()) {
+    } else if (!changed.empty()) {
       decisions_confirmed_.fetch_add(1, std::memory_order_relaxed);
     }
     done(!failed);

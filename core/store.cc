@@ -1373,7 +1373,7 @@ class Store::Impl {
     return changed;
   }
 
-  void ForgetLocal(std::string_view key) {
+  void ForgetLocal(std::string_view key, const Stamp& stamp) {
     if (!KeyOk(key)) return;
     const HashedKey hk = HashKey(key);
     Shard& s = ShardFor(hk);
@@ -1381,11 +1381,12 @@ class Store::Impl {
     {
       WriterLock l(&s.mu);
       auto it = s.map.find(hk);
-      if (it != s.map.end()) {
+      if (it != s.map.end() && it->second.stamp == stamp) {
         RemoveLocked(s, it);
         changed = true;
       }
-      ForgetTombstoneLocked(s, key);
+      auto t = s.tombstones.find(hk);
+      if (t != s.tombstones.end() && t->second.stamp == stamp) ForgetTombstoneLocked(s, key);
     }
     if (changed) Notify(s);
   }
@@ -1633,6 +1634,7 @@ class Store::Impl {
     info->mem_size = e.mem_size;
     info->version = e.version;
     info->expires_at_ms = e.expires_at;
+    info->stamp = e.stamp;
     return Status::kOk;
   }
 
@@ -2731,7 +2733,9 @@ bool Store::ApplyReplicated(const Mutation& m) {
   return OomGuard(false, [&] { return impl_->ApplyReplicated(m); });
 }
 
-void Store::ForgetLocal(std::string_view key) { impl_->ForgetLocal(key); }
+void Store::ForgetLocal(std::string_view key, const Stamp& stamp) {
+  impl_->ForgetLocal(key, stamp);
+}
 
 void Store::ForEachForSync(absl::FunctionRef<void(const Mutation&)> fn) const {
   impl_->ForEachForSync(fn);

@@ -218,7 +218,12 @@ TEST_CASE("routing: a stale del_if_eq on a non-owner that still holds the old to
   // A copy can still be stale where no decision keeps it current (a node
   // that was cut off or held dead, before it catches up): make c's so by
   // hand, holding the old token.
-  t.c.store->ForgetLocal(key);
+  ephpm::EntryInfo held;
+  REQUIRE(t.c.store->Inspect(key, &held) == Status::kOk);
+  t.c.store->ForgetLocal(key, ephpm::Stamp{held.stamp.hlc + 1, held.stamp.node});  // not its
+  CHECK(t.c.Get(key) == "new");                                                       // stamp
+  t.c.store->ForgetLocal(key, held.stamp);
+  CHECK(t.c.Get(key) == "<missing>");
   ephpm::Mutation stale;
   stale.kind = ephpm::Mutation::Kind::kSet;
   stale.key = key;

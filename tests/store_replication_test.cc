@@ -304,3 +304,40 @@ TEST_CASE("tombstones are accounted and collected after their TTL", "[replicatio
   CHECK(a.store->TombstoneCount() == 0);
   CHECK(a.store->Stats().memory_used == 0);
 }
+
+TEST_CASE("ForgetLocal drops only the state its stamp made, without a trace", "[replication]") {
+  ManualClock clock;
+  uint64_t hlc = 100;
+  Node a(1, &hlc, &clock);
+  // A write, then another on top of it: forgetting the first keeps the second.
+  REQUIRE(a.store->Set("k", "first") == Status::kOk);
+  REQUIRE(a.store->Set("k", "second") == Status::kOk);
+  const auto log = a.rep.Take();
+  REQUIRE(log.size() == 2);
+  a.store->ForgetLocal("k", log[0].stamp);
+  CHECK(GetOr(*a.store, "k") == "second");
+  a.store->ForgetLocal("k", log[1].stamp);
+  CHECK(GetOr(*a.store, "k") == "<missing>");
+  CHECK(a.store->Stats().memory_used == 0);
+  CHECK(a.rep.Take().empty());  // nothing published
+  // No tombstone is left: an older state of the key is taken again.
+  Owned older = log[0];
+  older.value = "older";
+  older.stamp = Stamp{1, 2};
+  Deliver({older}, *a.store);
+  CHECK(GetOr(*a.store, "k") == "older");
+  // A deletion's tombstone is forgotten the same way.
+  int64_t removed = 0;
+  REQUIRE(a.store->Del("k", &removed) == Status::kOk);
+  REQUIRE(removed == 1);
+  const auto del = a.rep.Take();
+  REQUIRE(del.size() == 1);
+  CHECK(a.store->TombstoneCount() == 1);
+  a.store->ForgetLocal("k", Stamp{del[0].stamp.hlc + 1, 1});  // another stamp: kept
+  CHECK(a.store->TombstoneCount() == 1);
+  a.store->ForgetLocal("k", del[0].stamp);
+  CHECK(a.store->TombstoneCount() == 0);
+  CHECK(a.store->Stats().memory_used == 0);
+  Deliver({older}, *a.store);
+  CHECK(GetOr(*a.store, "k") == "older");
+}

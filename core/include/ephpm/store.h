@@ -57,6 +57,7 @@ struct EntryInfo {
   uint64_t mem_size = 0;     // bytes accounted for the whole entry
   uint64_t version = 0;
   int64_t expires_at_ms = 0; // 0 = no expiry
+  Stamp stamp;               // the write that made it ({0, 0} on a single node)
 };
 
 // Redis's SET options, for Store::SetWith.
@@ -340,13 +341,14 @@ class Store {
   // changed anything.  REQUIRES: m.stamp is set.
   bool ApplyReplicated(const Mutation& m);
 
-  // Removes key's entry and tombstone on this node only: nothing is
-  // published and no tombstone is left, so the next state received for the
-  // key wins whatever its stamp.  A cluster node calls it for a decision its
-  // peers did not confirm (its own copy of the key may then be wrong, and a
-  // fresher stamp of its own would otherwise override theirs), then fetches
-  // their state again.
-  void ForgetLocal(std::string_view key);
+  // Removes key's entry or tombstone on this node only, if it is still the
+  // state the write `stamp` made: nothing is published and no tombstone is
+  // left, so the next state received for the key wins whatever its stamp.
+  // A cluster node calls it for a decision its peers did not confirm (its
+  // own copy of the key may then be wrong, and a fresher stamp of its own
+  // would otherwise override theirs), then fetches their state again.  A
+  // later write to the key (a decision made on top of it) is left alone.
+  void ForgetLocal(std::string_view key, const Stamp& stamp);
 
   // Calls fn for every live entry and tombstone, as the mutations that
   // would recreate them (with their stamps), a shard at a time under its
