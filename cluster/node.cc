@@ -1359,10 +1359,13 @@ class ClusterNode::Impl {
         return true;
       }
       case MsgType::kSyncBatch: {
-        uint8_t last = 0;
+        uint8_t last = 0, held_alive = 0;
         uint64_t round = 0, epoch = 0;
         uint32_t n = 0;
-        if (!r.U8(&last) || !r.U64(&round) || !r.U64(&epoch) || !r.U32(&n)) return false;
+        if (!r.U8(&last) || !r.U64(&round) || !r.U64(&epoch) || !r.U8(&held_alive) ||
+            !r.U32(&n)) {
+          return false;
+        }
         for (uint32_t i = 0; i < n; ++i) {
           Mutation m;
           if (!r.Mut(&m)) return false;
@@ -1370,7 +1373,7 @@ class ClusterNode::Impl {
           if (store_ != nullptr) store_->ApplyReplicated(m);
           mutations_received_.fetch_add(1, std::memory_order_relaxed);
         }
-        if (last != 0) SyncReceived(std::string(sender), round, epoch);
+        if (last != 0) SyncReceived(std::string(sender), round, epoch, held_alive != 0);
         return true;
       }
       case MsgType::kRouteRequest: {
@@ -1407,11 +1410,19 @@ class ClusterNode::Impl {
         uint64_t round = 0;
         if (!r.Str(&reply_addr) || !r.U64(&round)) return false;
         uint64_t epoch = 0;
+        bool held_alive = false;
         {
           std::lock_guard<std::mutex> l(mu_);
           if (auto it = catchup_.find(std::string(sender)); it != catchup_.end()) epoch = it->second;
+          auto m = members_.find(std::string(sender));
+          held_alive = m != members_.end() && m->second.rec.state != MemberState::kDead;
         }
-        SyncTo(std::string(reply_addr), round, epoch);
+        // The state is taken now: when this node holds the asker alive,
+        // every later decision of its own reaches the asker for
+        // confirmation, so the state and those decisions together are
+        // everything.  When it holds the asker dead, its later decisions do
+        // not reach it: the asker uses the state but asks again.
+        SyncTo(std::string(reply_addr), round, epoch, held_alive);
         return true;
       }
       case MsgType::kSyncDone: {
@@ -1431,7 +1442,8 @@ class ClusterNode::Impl {
   // the asker's sync round (0 when this node sends on its own), `epoch` the
   // catch-up this state settles (0 for none): the receiver echoes it in a
   // kSyncDone once it applied the last batch.
-  void SyncTo(const std::string& address, uint64_t round = 0, uint64_t epoch = 0) {
+  void SyncTo(const std::string& address, uint64_t round = 0, uint64_t epoch = 0,
+              bool held_alive = false) {
     if (store_ == nullptr) return;
     full_syncs_sent_.fetch_add(1, std::memory_order_relaxed);
     Writer batch;
@@ -1442,6 +1454,7 @@ class ClusterNode::Impl {
       w.U8(last ? 1 : 0);
       w.U64(round);
       w.U64(epoch);
+      w.U8(held_alive ? 1 : 0);
       w.U32(count);
       w.out().append(batch.out());
       SendTo(address, std::make_shared<const std::string>(Frame(MsgType::kSyncBatch, 0, w.out())),
@@ -1458,11 +1471,13 @@ class ClusterNode::Impl {
 
   // The last batch of a whole state from `sender` arrived (and every batch
   // before it: they travel in order on one connection).
-  void SyncReceived(const std::string& sender, uint64_t round, uint64_t epoch) {
+  void SyncReceived(const std::string& sender, uint64_t round, uint64_t epoch,
+                    bool held_alive) {
     std::string address;
     {
       std::lock_guard<std::mutex> l(mu_);
-      if (round != 0 && round == sync_round_ && sync_awaiting_.erase(sender) != 0) {
+      if (round != 0 && round == sync_round_ && held_alive &&
+          sync_awaiting_.erase(sender) != 0) {
         MaybeReadyLocked();
       }
       if (auto it = members_.find(sender); it != members_.end()) address = it->second.rec.address;
@@ -1497,9 +1512,10 @@ class ClusterNode::Impl {
     ++sync_round_;
     sync_awaiting_.clear();
     std::vector<std::string> ask;
+    const int64_t now = SteadyMs();
     for (const auto& [id, m] : members_) {
       if (id == o_.node_id || m.rec.state == MemberState::kDead) continue;
-      sync_awaiting_.insert(id);
+      sync_awaiting_[id] = now;
       ask.push_back(m.rec.address);
     }
     MaybeReadyLocked();
@@ -1672,7 +1688,7 @@ class ClusterNode::Impl {
         joined_ = true;
         if (!ready_) {
           // Joining or catching up: its state is needed too.
-          sync_awaiting_.insert(rec.id);
+          sync_awaiting_[rec.id] = SteadyMs();
           fx->ask.push_back(rec.address);
           fx->round = sync_round_;
         }
@@ -1715,7 +1731,7 @@ class ClusterNode::Impl {
       const uint64_t epoch = ++catchup_epoch_;
       catchup_[rec.id] = epoch;
       fx->push.emplace_back(rec.address, epoch);
-      if (!ready_ && sync_awaiting_.insert(rec.id).second) {
+      if (!ready_ && sync_awaiting_.emplace(rec.id, SteadyMs()).second) {
         fx->ask.push_back(rec.address);
         fx->round = sync_round_;
       }
@@ -1782,7 +1798,8 @@ class ClusterNode::Impl {
 
   void Tick() {
     ++ticks_;
-    std::vector<std::string> resync;
+    std::vector<std::string> resync, reask;
+    uint64_t reask_round = 0;
     std::string target_id, target_addr, exchange_addr, dead_addr;
     std::vector<std::string> helpers;
     bool joined = false;
@@ -1842,6 +1859,18 @@ class ClusterNode::Impl {
         }
         if (!dead_addrs.empty()) dead_addr = dead_addrs[rng_() % dead_addrs.size()];
       }
+      // A member asked for its state in this round that has not sent it
+      // (the request or the answer was lost, or it held this node dead
+      // when it answered) is asked again.
+      if (!ready_) {
+        for (auto& [id, asked] : sync_awaiting_) {
+          auto m = members_.find(id);
+          if (m == members_.end() || now - asked < o_.request_timeout_ms) continue;
+          asked = now;
+          reask.push_back(m->second.rec.address);
+        }
+        reask_round = sync_round_;
+      }
       for (const auto& addr : resync_) {
         for (const auto& [id, m] : members_) {
           if (m.rec.address == addr && id != o_.node_id && m.rec.state != MemberState::kDead) {
@@ -1852,6 +1881,7 @@ class ClusterNode::Impl {
       resync_.clear();
     }
     for (const auto& addr : resync) SyncTo(addr);
+    if (!reask.empty()) AskForSync(reask, reask_round);
     if (!joined) Join();
     if (!exchange_addr.empty()) ExchangeMembers(exchange_addr);
     if (!dead_addr.empty()) ExchangeMembers(dead_addr);
@@ -1920,7 +1950,8 @@ class ClusterNode::Impl {
   bool joined_;                           // knows another member, or has none to join
   bool ready_;                            // may decide
   uint64_t sync_round_ = 1;               // the current round of asking for states (0: none)
-  std::set<std::string> sync_awaiting_;   // members whose state this round still needs
+  // Members whose state this round still needs, and when they were last asked.
+  std::map<std::string, int64_t> sync_awaiting_;
   std::map<std::string, uint64_t> catchup_;  // members back from the dead: epoch of the state sent
   uint64_t catchup_epoch_ = 0;
   uint64_t start_incarnation_ = 0;        // this run's first incarnation
