@@ -2181,19 +2181,23 @@ class Store::Impl {
       ABSL_NO_THREAD_SAFETY_ANALYSIS {
     const int64_t now = clock_->NowMs();
     const size_t n = keys.size();
-    std::vector<Map::iterator> its(n);
-    uint64_t old_total = 0, new_total = 0, old_pinned = 0;
     for (size_t i = 0; i < n; ++i) {
       bool reaped = false;
-      its[i] = FindLiveForWriteLocked(*shards[i], keys[i], now, &reaped);
+      FindLiveForWriteLocked(*shards[i], keys[i], now, &reaped);
       if (reaped) changed->push_back(shards[i]);
     }
-    for (size_t i = 0; i < n; ++i) {  // again: a reap may have shared a table
-      its[i] = shards[i]->map.find(keys[i]);
-      if (its[i] != shards[i]->map.end()) {
+    // Which keys exist is kept as flags, not iterators: creating a slot for
+    // one key may rehash a table that another key shares, which invalidates
+    // its iterator (and Debian's hardened abseil traps on comparing one).
+    std::vector<char> existed(n, 0);
+    uint64_t old_total = 0, new_total = 0, old_pinned = 0;
+    for (size_t i = 0; i < n; ++i) {  // after the reaps: a reap may have shared a table
+      auto it = shards[i]->map.find(keys[i]);
+      if (it != shards[i]->map.end()) {
         if (only_if_none_exist) return Status::kOk;
-        old_total += its[i]->second.mem_size;
-        if (its[i]->second.pinned) old_pinned += its[i]->second.mem_size;
+        existed[i] = 1;
+        old_total += it->second.mem_size;
+        if (it->second.pinned) old_pinned += it->second.mem_size;
       }
       new_total += EntryMem(keys[i].key.size(), (*values)[i].stored.size(), false);
     }
@@ -2203,7 +2207,7 @@ class Store::Impl {
     std::vector<size_t> created;
     try {
       for (size_t i = 0; i < n; ++i) {
-        if (its[i] != shards[i]->map.end()) continue;
+        if (existed[i]) continue;
         const HashedKey& hk = keys[i];
         shards[i]->map.lazy_emplace(hk, [&hk](const Map::constructor& ctor) {
           ctor(std::piecewise_construct, std::forward_as_tuple(hk.key), std::forward_as_tuple());
@@ -2220,8 +2224,7 @@ class Store::Impl {
       Shard& s = *shards[i];
       auto it = s.map.find(keys[i]);
       Entry& e = it->second;
-      const bool existed = std::find(created.begin(), created.end(), i) == created.end();
-      if (existed) {
+      if (existed[i]) {
         TrackCompressedLocked(s, e, false);
         TrackPinnedLocked(s, e, false);  // replaced: a lock's pin goes with it
         e.pinned = false;
