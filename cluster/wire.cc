@@ -44,6 +44,7 @@ void Writer::Mut(const Mutation& m) {
   I64(m.expires_at_ms);
   U64(m.stamp.hlc);
   U64(m.stamp.node);
+  U8(m.pinned ? 1 : 0);  // appended: every node of a cluster runs the same build
 }
 
 bool Reader::U8(uint8_t* v) {
@@ -95,16 +96,17 @@ bool Reader::Member(MemberRecord* m) {
 }
 
 bool Reader::Mut(Mutation* m) {
-  uint8_t kind = 0, type = 0, compressed = 0;
+  uint8_t kind = 0, type = 0, compressed = 0, pinned = 0;
   if (!U8(&kind) || kind > static_cast<uint8_t>(Mutation::Kind::kFlush)) return false;
   if (!Str(&m->key) || !U8(&type) || type > static_cast<uint8_t>(ValueType::kHash)) return false;
   if (!Str(&m->value) || !U8(&compressed) || !U64(&m->original_size) || !I64(&m->expires_at_ms) ||
-      !U64(&m->stamp.hlc) || !U64(&m->stamp.node)) {
+      !U64(&m->stamp.hlc) || !U64(&m->stamp.node) || !U8(&pinned) || pinned > 1) {
     return false;
   }
   m->kind = static_cast<Mutation::Kind>(kind);
   m->type = static_cast<ValueType>(type);
   m->compressed = compressed != 0;
+  m->pinned = pinned != 0;
   return true;
 }
 

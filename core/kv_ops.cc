@@ -285,6 +285,8 @@ int OpInfo(void* ctx, ephpm_kv_info* info) {
   full.compressed_values = st.compressed_values;
   full.compressed_original_bytes = st.compressed_original_bytes;
   full.compressed_stored_bytes = st.compressed_stored_bytes;
+  full.pinned_keys = st.pinned_keys;
+  full.pinned_bytes = st.pinned_bytes;
   std::memcpy(info, &full, std::min<size_t>(info->size, sizeof full));
   return EPHPM_KV_OK;
 }

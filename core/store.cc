@@ -92,6 +92,10 @@ struct Entry {
   uint64_t mem_size = 0;       // accounted bytes for the whole entry
   ValueType type = ValueType::kString;
   bool compressed = false;
+  // A lock (set_nx with a TTL): eviction never takes it while it is live.
+  // Only ever set on a string with an expiry, so a TTL bounds how long a pin
+  // holds memory.
+  bool pinned = false;
   Stamp stamp;                 // the write that made this state (a cluster's order)
   // Written by readers under the shared lock, hence atomic.
   mutable std::atomic<int64_t> last_access{0};
@@ -108,6 +112,7 @@ struct Entry {
         mem_size(o.mem_size),
         type(o.type),
         compressed(o.compressed),
+        pinned(o.pinned),
         stamp(o.stamp),
         last_access(o.last_access.load(std::memory_order_relaxed)) {}
   Entry& operator=(Entry&& o) noexcept {
@@ -119,6 +124,7 @@ struct Entry {
     mem_size = o.mem_size;
     type = o.type;
     compressed = o.compressed;
+    pinned = o.pinned;
     stamp = o.stamp;
     last_access.store(o.last_access.load(std::memory_order_relaxed),
                       std::memory_order_relaxed);
@@ -285,6 +291,10 @@ class Store::Impl {
     uint64_t compressed_values ABSL_GUARDED_BY(mu) = 0;
     uint64_t compressed_original ABSL_GUARDED_BY(mu) = 0;
     uint64_t compressed_stored ABSL_GUARDED_BY(mu) = 0;
+    // Pinned entries held (live, or expired and not yet removed) and their
+    // accounted bytes.
+    uint64_t pinned_keys ABSL_GUARDED_BY(mu) = 0;
+    uint64_t pinned_bytes ABSL_GUARDED_BY(mu) = 0;
     // With a replicator: stamps of deleted or expired keys, and the order
     // they were made in (for collection after tombstone_ttl_ms).
     absl::flat_hash_map<std::string, Tombstone, KeyHash, KeyEq> tombstones ABSL_GUARDED_BY(mu);
@@ -409,7 +419,7 @@ class Store::Impl {
           return Status::kInvalidArgument;
         }
         auto it = FindLiveForWriteLocked(s, hk, now, &changed);
-        return PutLocked(s, it, hk, &p, expires_at, now, shortfall, &changed);
+        return PutLocked(s, it, hk, &p, expires_at, /*pinned=*/false, now, shortfall, &changed);
       }();
       if (changed) Notify(s);
       return st;
@@ -445,7 +455,9 @@ class Store::Impl {
         }
         auto it = FindLiveForWriteLocked(s, hk, now, &changed);
         if (it != s.map.end()) return SetNxOutcome::kExists;
-        return PutLocked(s, it, hk, &p, expires_at, now, shortfall, &changed) == Status::kOk
+        // With a TTL this is a lock: pinned until it expires or is replaced.
+        return PutLocked(s, it, hk, &p, expires_at, /*pinned=*/true, now, shortfall,
+                         &changed) == Status::kOk
                    ? SetNxOutcome::kInserted
                    : SetNxOutcome::kOutOfMemory;
       }();
@@ -626,18 +638,21 @@ class Store::Impl {
         auto it = FindLiveForWriteLocked(s, hk, now, &changed);
         int64_t current = 0;
         int64_t expires_at = 0;
+        bool pinned = false;
         if (it != s.map.end()) {
           const Entry& e = it->second;
           if (e.type != ValueType::kString) return Status::kWrongType;
           if (!ReadInt64Locked(e, &current)) return Status::kNotInteger;
-          expires_at = e.expires_at;  // INCR keeps the TTL
+          expires_at = e.expires_at;  // INCR keeps the TTL, and so a lock's pin
+          pinned = e.pinned;
         }
         int64_t next;
         if (__builtin_add_overflow(current, delta, &next)) return Status::kOverflow;
         Prepared p;
         p.stored = std::to_string(next);
         p.original_size = p.stored.size();
-        const Status put = PutLocked(s, it, hk, &p, expires_at, now, shortfall, &changed);
+        const Status put =
+            PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, &changed);
         if (put == Status::kOk) *result = next;
         return put;
       }();
@@ -677,7 +692,11 @@ class Store::Impl {
         int64_t expires_at = 0;
         if (o.expiry == SetOptions::Expiry::kAt) expires_at = o.expires_at_ms;
         if (o.expiry == SetOptions::Expiry::kKeep && exists) expires_at = it->second.expires_at;
-        const Status put = PutLocked(s, it, hk, &p, expires_at, now, shortfall, &changed);
+        // NX with an expiry takes a lock as SetNx does; any other SET
+        // replaces the entry, and a lock's pin goes with it.
+        const bool pinned = o.when == SetOptions::When::kIfAbsent;
+        const Status put =
+            PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, &changed);
         r->written = put == Status::kOk;
         return put;
       }();
@@ -860,8 +879,10 @@ class Store::Impl {
             retry = true;
             return Status::kOk;
           }
+          // An edit in place keeps the TTL, and so a lock's pin.
           const int64_t keep = it == s.map.end() ? 0 : it->second.expires_at;
-          return PutLocked(s, it, hk, &p, keep, now, shortfall, &changed);
+          const bool pinned = it != s.map.end() && it->second.pinned;
+          return PutLocked(s, it, hk, &p, keep, pinned, now, shortfall, &changed);
         }();
         if (changed) Notify(s);
         return inner;
@@ -920,6 +941,7 @@ class Store::Impl {
         auto it = FindLiveForWriteLocked(s, hk, now, &changed);
         long double current = 0;
         int64_t expires_at = 0;
+        bool pinned = false;
         if (it != s.map.end()) {
           const Entry& e = it->second;
           if (e.type != ValueType::kString) return Status::kWrongType;
@@ -929,6 +951,7 @@ class Store::Impl {
             return Status::kNotFloat;
           }
           expires_at = e.expires_at;
+          pinned = e.pinned;
         }
         const long double next = current + delta;
         if (std::isnan(next) || std::isinf(next)) return Status::kNanOrInfinity;
@@ -936,7 +959,7 @@ class Store::Impl {
         p.stored = FormatLongDouble(next);
         p.original_size = p.stored.size();
         *result = p.stored;
-        return PutLocked(s, it, hk, &p, expires_at, now, shortfall, &changed);
+        return PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, &changed);
       }();
       if (changed) Notify(s);
       return st;
@@ -1268,10 +1291,13 @@ class Store::Impl {
       {
         WriterLock l(&s.mu);
         had = !s.map.empty();
-        uint64_t mem = 0;
+        uint64_t mem = 0, tomb = 0;
         for (const auto& kv : s.map) mem += kv.second.mem_size;
-        for (const auto& t : s.tombstones) mem += TombstoneMem(t.first.size());
-        used_.fetch_sub(mem, std::memory_order_relaxed);
+        for (const auto& t : s.tombstones) tomb += TombstoneMem(t.first.size());
+        used_.fetch_sub(mem + tomb, std::memory_order_relaxed);
+        tombstone_used_.fetch_sub(tomb, std::memory_order_relaxed);
+        pinned_used_.fetch_sub(s.pinned_bytes, std::memory_order_relaxed);
+        s.pinned_keys = s.pinned_bytes = 0;
         Map().swap(s.map);  // swap, not clear(): the table's memory goes too
         TtlIndex().swap(s.ttl);
         s.tombstones.clear();
@@ -1305,7 +1331,7 @@ class Store::Impl {
         for (auto it = s.tombstones.begin(); it != s.tombstones.end();) {
           auto next = std::next(it);
           if (it->second.stamp < stamp) {
-            used_.fetch_sub(TombstoneMem(it->first.size()), std::memory_order_relaxed);
+            AccountTombstone(it->first.size(), false);
             s.tombstones.erase(it);
           }
           it = next;
@@ -1341,6 +1367,9 @@ class Store::Impl {
         fresh.compressed = m.compressed;
         fresh.original_size = m.compressed ? m.original_size : m.value.size();
         fresh.mem_size = EntryMem(m.key.size(), fresh.value.size(), fresh.expires_at != 0);
+        // The owner's lock is this node's lock too: should this node become
+        // the owner, it must not have evicted it.
+        fresh.pinned = m.pinned && fresh.expires_at != 0;
       }
       fresh.stamp = m.stamp;
     }
@@ -1421,6 +1450,7 @@ class Store::Impl {
         m.expires_at_ms = e.expires_at;
         m.version = e.version;
         m.stamp = e.stamp;
+        m.pinned = e.pinned;
         fn(m);
       }
       for (const auto& [k, t] : s.tombstones) {
@@ -1635,6 +1665,7 @@ class Store::Impl {
     info->version = e.version;
     info->expires_at_ms = e.expires_at;
     info->stamp = e.stamp;
+    info->pinned = e.pinned;
     return Status::kOk;
   }
 
@@ -1655,6 +1686,17 @@ class Store::Impl {
       st.compressed_values += s.compressed_values;
       st.compressed_original_bytes += s.compressed_original;
       st.compressed_stored_bytes += s.compressed_stored;
+      // Locks that expired but were not removed yet are absent: not counted.
+      uint64_t pinned_keys = s.pinned_keys, pinned_bytes = s.pinned_bytes;
+      for (auto t = s.ttl.begin(); pinned_keys > 0 && t != s.ttl.end() && t->at <= now; ++t) {
+        auto it = s.map.find(std::string_view(t->key));
+        if (it != s.map.end() && it->second.pinned) {
+          pinned_keys--;
+          pinned_bytes -= it->second.mem_size;
+        }
+      }
+      st.pinned_keys += pinned_keys;
+      st.pinned_bytes += pinned_bytes;
     }
     st.memory_used = used_.load(std::memory_order_relaxed);
     return st;
@@ -1692,6 +1734,8 @@ class Store::Impl {
 
  private:
   static constexpr int kMaxEvictionRounds = 16;
+  // A shortfall no eviction can cover (see Reserve).
+  static constexpr uint64_t kNeverFits = std::numeric_limits<uint64_t>::max();
 
   // Locks two shards in index order (once when they are the same shard), so
   // that two-key operations cannot deadlock each other.
@@ -1746,11 +1790,15 @@ class Store::Impl {
 
   // --- memory -------------------------------------------------------------
 
-  // Moves the accounted total from old_mem to new_mem for one entry.  A
-  // growth that would pass the limit is refused (false, *shortfall = bytes
-  // over) unless `force` (operations Redis never refuses for memory, such as
-  // EXPIRE).  A shrink is applied by Release once the change is made.
-  bool Reserve(uint64_t new_mem, uint64_t old_mem, bool force, uint64_t* shortfall) {
+  // Moves the accounted total from old_mem to new_mem for the entries a
+  // write replaces (old_pinned of old_mem were pinned).  A growth that would
+  // pass the limit is refused (false, *shortfall = bytes over) unless `force`
+  // (operations Redis never refuses for memory, such as EXPIRE).  When even
+  // evicting every unpinned entry could not make room, *shortfall is
+  // kNeverFits, so that nothing is evicted for it.  A shrink is applied by
+  // Release once the change is made.
+  bool Reserve(uint64_t new_mem, uint64_t old_mem, bool force, uint64_t* shortfall,
+               uint64_t old_pinned = 0) {
     if (new_mem <= old_mem) return true;
     const uint64_t delta = new_mem - old_mem;
     const uint64_t limit = options_.memory_limit;
@@ -1761,11 +1809,20 @@ class Store::Impl {
     uint64_t cur = used_.load(std::memory_order_relaxed);
     do {
       if (cur + delta > limit) {
-        *shortfall = cur + delta - limit;
+        *shortfall = NeverFits(new_mem, old_pinned) ? kNeverFits : cur + delta - limit;
         return false;
       }
     } while (!used_.compare_exchange_weak(cur, cur + delta, std::memory_order_relaxed));
     return true;
+  }
+
+  // Whether new_mem bytes could not fit beside what eviction cannot remove:
+  // the pinned entries (but those the write replaces) and the tombstones.
+  bool NeverFits(uint64_t new_mem, uint64_t old_pinned) const {
+    const uint64_t kept = pinned_used_.load(std::memory_order_relaxed) +
+                          tombstone_used_.load(std::memory_order_relaxed);
+    const uint64_t others = kept > old_pinned ? kept - old_pinned : 0;
+    return others + new_mem > options_.memory_limit;
   }
   void Unreserve(uint64_t new_mem, uint64_t old_mem) {
     if (new_mem > old_mem) used_.fetch_sub(new_mem - old_mem, std::memory_order_relaxed);
@@ -1776,15 +1833,26 @@ class Store::Impl {
 
   // Runs `attempt`, which takes its lock and reports a reservation refused
   // by the limit through its shortfall argument; under allkeys-lru, evicts
-  // (holding no lock) and tries again.
+  // (holding no lock) and tries again.  A write that could never fit is
+  // refused without evicting anything.
   template <typename Result, typename Attempt>
   Result WithEviction(Attempt attempt) {
+    bool swept = false;
     for (int round = 0;; ++round) {
       uint64_t shortfall = 0;
       Result r = attempt(&shortfall);
-      if (shortfall == 0 || !lru() || round >= kMaxEvictionRounds || !EvictFor(shortfall)) {
-        return r;
+      if (shortfall == 0 || !lru() || round >= kMaxEvictionRounds) return r;
+      if (shortfall == kNeverFits) {
+        // An expired lock counts as pinned until it is removed.  Expired
+        // entries are absent already, so removing them evicts nothing: do
+        // that once, then decide again.
+        if (swept) return r;
+        swept = true;
+        bool more = false;
+        if (Sweep(std::numeric_limits<size_t>::max(), &more) == 0) return r;
+        continue;
       }
+      if (!EvictFor(shortfall)) return r;
     }
   }
 
@@ -1804,6 +1872,36 @@ class Store::Impl {
     }
   }
 
+  // Adds (or takes away) a pinned entry's figures: its shard's, for Stats and
+  // eviction, and the store's total, which tells when a write can never fit.
+  // Call with add = false before an entry's pin or size changes and with
+  // add = true after.
+  void TrackPinnedLocked(Shard& s, const Entry& e, bool add) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    if (!e.pinned) return;
+    if (add) {
+      s.pinned_keys++;
+      s.pinned_bytes += e.mem_size;
+      pinned_used_.fetch_add(e.mem_size, std::memory_order_relaxed);
+    } else {
+      s.pinned_keys--;
+      s.pinned_bytes -= e.mem_size;
+      pinned_used_.fetch_sub(e.mem_size, std::memory_order_relaxed);
+    }
+  }
+
+  // Moves the accounted total (and the tombstones' share of it) by one
+  // tombstone of a key of key_len bytes.
+  void AccountTombstone(size_t key_len, bool add) {
+    const uint64_t m = TombstoneMem(key_len);
+    if (add) {
+      used_.fetch_add(m, std::memory_order_relaxed);
+      tombstone_used_.fetch_add(m, std::memory_order_relaxed);
+    } else {
+      used_.fetch_sub(m, std::memory_order_relaxed);
+      tombstone_used_.fetch_sub(m, std::memory_order_relaxed);
+    }
+  }
+
   static uint64_t LiveCountLocked(const Shard& s, int64_t now) ABSL_SHARED_LOCKS_REQUIRED(s.mu) {
     uint64_t expired = 0;
     for (auto it = s.ttl.begin(); it != s.ttl.end() && it->at <= now; ++it) ++expired;
@@ -1816,6 +1914,7 @@ class Store::Impl {
     const Entry& e = it->second;
     if (e.expires_at != 0) s.ttl.erase(TtlRef{e.expires_at, it->first});
     TrackCompressedLocked(s, e, false);
+    TrackPinnedLocked(s, e, false);
     used_.fetch_sub(e.mem_size, std::memory_order_relaxed);
     s.map.erase(it);
   }
@@ -1856,17 +1955,19 @@ class Store::Impl {
 
   // Makes `p` the string value of key `hk` with expiry `expires_at`,
   // replacing the live entry at `it` (or creating one when it == end), then
-  // publishes it.  All or nothing: kOutOfMemory leaves everything as it was
-  // (*shortfall > 0 when the limit refused it).  Sets *changed on success.
+  // publishes it.  `pinned` makes it a lock when it has an expiry.  All or
+  // nothing: kOutOfMemory leaves everything as it was (*shortfall > 0 when
+  // the limit refused it).  Sets *changed on success.
   Status PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, Prepared* p,
-                   int64_t expires_at, int64_t now, uint64_t* shortfall, bool* changed)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+                   int64_t expires_at, bool pinned, int64_t now, uint64_t* shortfall,
+                   bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     Entry fresh;
     fresh.value = std::move(p->stored);
     fresh.original_size = p->original_size;
     fresh.compressed = p->compressed;
     fresh.type = ValueType::kString;
     fresh.expires_at = expires_at;
+    fresh.pinned = pinned && expires_at != 0;  // no TTL, no pin
     fresh.mem_size = EntryMem(hk.key.size(), fresh.value.size(), expires_at != 0);
     if (!InstallLocked(s, &it, hk, &fresh, /*force=*/false, now, shortfall)) {
       p->stored = std::move(fresh.value);  // kept for a retry after eviction
@@ -1887,10 +1988,11 @@ class Store::Impl {
     Map::iterator& it = *itp;
     const bool exists = it != s.map.end();
     const uint64_t old_mem = exists ? it->second.mem_size : 0;
+    const uint64_t old_pinned = exists && it->second.pinned ? old_mem : 0;
     const int64_t old_expiry = exists ? it->second.expires_at : 0;
     const int64_t expires_at = fresh->expires_at;
     const uint64_t new_mem = fresh->mem_size;
-    if (!Reserve(new_mem, old_mem, force, shortfall)) return false;
+    if (!Reserve(new_mem, old_mem, force, shortfall, old_pinned)) return false;
 
     // The steps that allocate come first, and are undone if one throws.
     bool ttl_inserted = false;
@@ -1914,6 +2016,7 @@ class Store::Impl {
     Entry& e = it->second;
     if (exists) {
       TrackCompressedLocked(s, e, false);
+      TrackPinnedLocked(s, e, false);
       if (old_expiry != 0 && old_expiry != expires_at) s.ttl.erase(TtlRef{old_expiry, it->first});
     }
     e.value = std::move(fresh->value);
@@ -1923,10 +2026,12 @@ class Store::Impl {
     e.type = fresh->type;
     e.expires_at = expires_at;
     e.mem_size = new_mem;
+    e.pinned = fresh->pinned;
     e.stamp = fresh->stamp;
     e.version = ++s.last_version;
     e.last_access.store(now, std::memory_order_relaxed);
     TrackCompressedLocked(s, e, true);
+    TrackPinnedLocked(s, e, true);
     Release(new_mem, old_mem);
     return true;
   }
@@ -1954,8 +2059,13 @@ class Store::Impl {
       uint64_t unused = 0;
       Reserve(new_mem, e.mem_size, /*force=*/true, &unused);
       Release(new_mem, e.mem_size);
+      TrackPinnedLocked(s, e, false);
       e.mem_size = new_mem;
       e.expires_at = at_ms;
+      // A new TTL keeps a lock pinned; none unpins it, so that no pinned
+      // entry can hold memory for ever.
+      if (at_ms == 0) e.pinned = false;
+      TrackPinnedLocked(s, e, true);
     }
     e.version = ++s.last_version;
     return Status::kOk;
@@ -1975,7 +2085,8 @@ class Store::Impl {
     if (guard->second.type != ValueType::kString) return SetIfEqOutcome::kWrongType;
     if (!EqualsLocked(guard->second, token)) return SetIfEqOutcome::kNotMatched;
     auto it = FindLiveForWriteLocked(s, hk, now, changed_s);
-    if (PutLocked(s, it, hk, p, expires_at, now, shortfall, changed_s) != Status::kOk) {
+    if (PutLocked(s, it, hk, p, expires_at, /*pinned=*/false, now, shortfall, changed_s) !=
+        Status::kOk) {
       return SetIfEqOutcome::kOutOfMemory;
     }
     return SetIfEqOutcome::kWritten;
@@ -2004,7 +2115,9 @@ class Store::Impl {
                              (expires_at != 0 ? hs.key.size() : 0) +
                              (expires_at != 0 ? hd.key.size() : 0);
     const uint64_t old_mem = src->second.mem_size + (dst_existed ? dst->second.mem_size : 0);
-    if (!Reserve(new_mem, old_mem, false, shortfall)) return Status::kOutOfMemory;
+    const uint64_t old_pinned = (src->second.pinned ? src->second.mem_size : 0) +
+                                (dst_existed && dst->second.pinned ? dst->second.mem_size : 0);
+    if (!Reserve(new_mem, old_mem, false, shortfall, old_pinned)) return Status::kOutOfMemory;
 
     bool ttl_inserted = false;
     try {
@@ -2028,11 +2141,13 @@ class Store::Impl {
     Entry& de = dst->second;
     if (dst_existed) {
       TrackCompressedLocked(b, de, false);
+      TrackPinnedLocked(b, de, false);
       if (dst_old_expiry != 0 && dst_old_expiry != expires_at) {
         b.ttl.erase(TtlRef{dst_old_expiry, dst->first});
       }
     }
     TrackCompressedLocked(a, se, false);
+    TrackPinnedLocked(a, se, false);
     if (expires_at != 0) a.ttl.erase(TtlRef{expires_at, src->first});
     de.value = std::move(se.value);
     de.hash = std::move(se.hash);
@@ -2041,9 +2156,11 @@ class Store::Impl {
     de.type = se.type;
     de.expires_at = expires_at;
     de.mem_size = new_mem;
+    de.pinned = se.pinned;  // a renamed lock is still a lock
     de.version = ++b.last_version;
     de.last_access.store(now, std::memory_order_relaxed);
     TrackCompressedLocked(b, de, true);
+    TrackPinnedLocked(b, de, true);
     a.map.erase(src);
     Release(new_mem, old_mem);
     PublishLocked(a, Mutation::Kind::kDelete, hs.key, nullptr);
@@ -2083,26 +2200,33 @@ class Store::Impl {
       ABSL_NO_THREAD_SAFETY_ANALYSIS {
     const int64_t now = clock_->NowMs();
     const size_t n = keys.size();
-    std::vector<Map::iterator> its(n);
-    uint64_t old_total = 0, new_total = 0;
     for (size_t i = 0; i < n; ++i) {
       bool reaped = false;
-      its[i] = FindLiveForWriteLocked(*shards[i], keys[i], now, &reaped);
+      FindLiveForWriteLocked(*shards[i], keys[i], now, &reaped);
       if (reaped) changed->push_back(shards[i]);
     }
-    for (size_t i = 0; i < n; ++i) {  // again: a reap may have shared a table
-      its[i] = shards[i]->map.find(keys[i]);
-      if (its[i] != shards[i]->map.end()) {
+    // Which keys exist is kept as flags, not iterators: creating a slot for
+    // one key may rehash a table that another key shares, which invalidates
+    // its iterator (and Debian's hardened abseil traps on comparing one).
+    std::vector<char> existed(n, 0);
+    uint64_t old_total = 0, new_total = 0, old_pinned = 0;
+    for (size_t i = 0; i < n; ++i) {  // after the reaps: a reap may have shared a table
+      auto it = shards[i]->map.find(keys[i]);
+      if (it != shards[i]->map.end()) {
         if (only_if_none_exist) return Status::kOk;
-        old_total += its[i]->second.mem_size;
+        existed[i] = 1;
+        old_total += it->second.mem_size;
+        if (it->second.pinned) old_pinned += it->second.mem_size;
       }
       new_total += EntryMem(keys[i].key.size(), (*values)[i].stored.size(), false);
     }
-    if (!Reserve(new_total, old_total, false, shortfall)) return Status::kOutOfMemory;
+    if (!Reserve(new_total, old_total, false, shortfall, old_pinned)) {
+      return Status::kOutOfMemory;
+    }
     std::vector<size_t> created;
     try {
       for (size_t i = 0; i < n; ++i) {
-        if (its[i] != shards[i]->map.end()) continue;
+        if (existed[i]) continue;
         const HashedKey& hk = keys[i];
         shards[i]->map.lazy_emplace(hk, [&hk](const Map::constructor& ctor) {
           ctor(std::piecewise_construct, std::forward_as_tuple(hk.key), std::forward_as_tuple());
@@ -2119,9 +2243,10 @@ class Store::Impl {
       Shard& s = *shards[i];
       auto it = s.map.find(keys[i]);
       Entry& e = it->second;
-      const bool existed = std::find(created.begin(), created.end(), i) == created.end();
-      if (existed) {
+      if (existed[i]) {
         TrackCompressedLocked(s, e, false);
+        TrackPinnedLocked(s, e, false);  // replaced: a lock's pin goes with it
+        e.pinned = false;
         if (e.expires_at != 0) s.ttl.erase(TtlRef{e.expires_at, it->first});
       }
       Prepared& p = (*values)[i];
@@ -2251,6 +2376,7 @@ class Store::Impl {
       m.original_size = e->original_size;
       m.expires_at_ms = e->expires_at;
       m.version = e->version;
+      m.pinned = e->pinned;
       ForgetTombstoneLocked(s, key);
     } else if (kind == Mutation::Kind::kDelete) {
       TombstoneLocked(s, key, m.stamp, clock_->NowMs());
@@ -2269,7 +2395,7 @@ class Store::Impl {
       if (!inserted) {
         if (t->second.stamp < stamp) t->second = Tombstone{stamp, now};
       } else {
-        used_.fetch_add(TombstoneMem(key.size()), std::memory_order_relaxed);
+        AccountTombstone(key.size(), true);
       }
       s.tombstone_order.emplace_back(now, std::string(key));
     } catch (const std::bad_alloc&) {
@@ -2279,7 +2405,7 @@ class Store::Impl {
   void ForgetTombstoneLocked(Shard& s, std::string_view key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     auto t = s.tombstones.find(key);
     if (t == s.tombstones.end()) return;
-    used_.fetch_sub(TombstoneMem(key.size()), std::memory_order_relaxed);
+    AccountTombstone(key.size(), false);
     s.tombstones.erase(t);
   }
 
@@ -2291,7 +2417,7 @@ class Store::Impl {
       const auto& [at, key] = s.tombstone_order.front();
       auto t = s.tombstones.find(std::string_view(key));
       if (t != s.tombstones.end() && t->second.at_ms == at) {
-        used_.fetch_sub(TombstoneMem(key.size()), std::memory_order_relaxed);
+        AccountTombstone(key.size(), false);
         s.tombstones.erase(t);
       }
       s.tombstone_order.pop_front();
@@ -2353,7 +2479,8 @@ class Store::Impl {
   // --- eviction -----------------------------------------------------------
 
   // Evicts, one shard at a time, the least recently used of a few sampled
-  // entries until `bytes` were freed.  Returns whether anything was freed.
+  // unpinned entries until `bytes` were freed.  Returns whether anything was
+  // freed.
   bool EvictFor(uint64_t bytes) {
     uint64_t freed = 0;
     size_t empty_visits = 0;
@@ -2370,40 +2497,46 @@ class Store::Impl {
     return freed > 0;
   }
 
+  // Removes one entry of `s`: the earliest expired one if any (it is absent
+  // already), else the least recently used of `eviction_samples` unpinned
+  // entries after the shard's cursor.  A live lock is never a candidate.
+  // Returns the bytes freed; 0 when the shard holds nothing evictable.
   uint64_t EvictOneFrom(Shard& s) {
     uint64_t freed = 0;
-    bool was_expired = false;
     {
       WriterLock l(&s.mu);
       if (s.map.empty()) return 0;
       const int64_t now = clock_->NowMs();
-      auto it = s.has_evict_cursor ? s.map.find(std::string_view(s.evict_cursor)) : s.map.end();
-      if (it == s.map.end()) it = s.map.begin();
-      auto victim = it;
-      int64_t oldest = std::numeric_limits<int64_t>::max();
-      const size_t samples = std::min(options_.eviction_samples, s.map.size());
-      for (size_t n = 0; n < samples; ++n) {
-        const Entry& e = it->second;
-        if (IsExpired(e, now)) {  // an expired entry is the best victim
-          victim = it;
-          was_expired = true;
-          if (++it == s.map.end()) it = s.map.begin();
-          break;
-        }
-        const int64_t at = e.last_access.load(std::memory_order_relaxed);
-        if (at < oldest) {
-          oldest = at;
-          victim = it;
-        }
-        if (++it == s.map.end()) it = s.map.begin();
-      }
-      // The hand moves past the sample; the victim's slot is about to go.
-      s.has_evict_cursor = it != victim;
-      if (s.has_evict_cursor) s.evict_cursor = it->first;
-      freed = victim->second.mem_size;
-      if (was_expired) {
-        ExpireLocked(s, victim, now);
+      if (!s.ttl.empty() && s.ttl.begin()->at <= now) {  // the best victim
+        auto it = s.map.find(std::string_view(s.ttl.begin()->key));
+        freed = it->second.mem_size;
+        ExpireLocked(s, it, now);
       } else {
+        // Nothing here is expired, so every pinned entry is a live lock.
+        if (s.pinned_keys == s.map.size()) return 0;
+        auto it = s.has_evict_cursor ? s.map.find(std::string_view(s.evict_cursor)) : s.map.end();
+        if (it == s.map.end()) it = s.map.begin();
+        auto victim = s.map.end();
+        int64_t oldest = std::numeric_limits<int64_t>::max();
+        size_t sampled = 0;
+        // Locks are stepped over, not counted: the sample is of candidates.
+        for (size_t seen = 0; seen < s.map.size() && sampled < options_.eviction_samples;
+             ++seen) {
+          const Entry& e = it->second;
+          if (!e.pinned) {
+            ++sampled;
+            const int64_t at = e.last_access.load(std::memory_order_relaxed);
+            if (victim == s.map.end() || at < oldest) {
+              oldest = at;
+              victim = it;
+            }
+          }
+          if (++it == s.map.end()) it = s.map.begin();
+        }
+        // The hand moves past the sample; the victim's slot is about to go.
+        s.has_evict_cursor = it != victim;
+        if (s.has_evict_cursor) s.evict_cursor = it->first;
+        freed = victim->second.mem_size;
         RemoveLocked(s, victim);  // eviction is this node's own decision
         s.evicted.fetch_add(1, std::memory_order_relaxed);
       }
@@ -2432,6 +2565,10 @@ class Store::Impl {
   const size_t shard_mask_;
   const std::unique_ptr<Shard[]> shards_;
   std::atomic<uint64_t> used_{0};
+  // The parts of used_ that eviction cannot remove: pinned entries (live or
+  // expired and not yet removed) and tombstones.
+  std::atomic<uint64_t> pinned_used_{0};
+  std::atomic<uint64_t> tombstone_used_{0};
   std::atomic<size_t> next_evict_shard_{0};
 
   mutable std::mutex flush_mu_;

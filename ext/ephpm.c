@@ -753,6 +753,9 @@ PHP_FUNCTION(ephpm_kv_info) {
                        ? 1.0
                        : (double)info.compressed_original_bytes /
                              (double)info.compressed_stored_bytes);
+  /* live locks (set_nx with a TTL), which the memory policy never evicts */
+  add_assoc_long(return_value, "pinned_keys", (zend_long)info.pinned_keys);
+  add_assoc_long(return_value, "pinned_bytes", (zend_long)info.pinned_bytes);
   add_assoc_string(return_value, "mode", (char *)ephpm_ops_mode());
   ephpm_session_counters sc;
   ephpm_session_get_counters(&sc);

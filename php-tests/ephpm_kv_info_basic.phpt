@@ -55,6 +55,8 @@ compressed_values          int
 compressed_original_bytes  int
 compressed_stored_bytes    int
 compression_ratio          float
+pinned_keys                int
+pinned_bytes               int
 mode                       string
 session_lock_acquired      int
 session_lock_waits         int

@@ -390,6 +390,9 @@ std::string InfoText(Ctx& c, const std::vector<std::string>& asked) {
     line("maxmemory_human", Human(st.memory_limit));
     line("maxmemory_policy",
          o.eviction == EvictionPolicy::kAllKeysLru ? "allkeys-lru" : "noeviction");
+    // ephpm's own: live locks (set_nx with a TTL), which eviction never takes.
+    line("pinned_keys", std::to_string(st.pinned_keys));
+    line("pinned_bytes", std::to_string(st.pinned_bytes));
   }
   if (wants("persistence", true)) {
     section("Persistence");

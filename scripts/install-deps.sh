@@ -12,6 +12,8 @@ packages=(
   php8.2-dev php8.2-cli libphp8.2-embed php-parser
   # tests and benchmarks: real Redis clients and servers to compare with
   catch2 libbenchmark-dev redis-server redis-tools php8.2-redis curl
+  # model-based testing of the store (RapidCheck, with shrinking)
+  librapidcheck-dev
 )
 
 sudo=""

@@ -166,6 +166,20 @@ int main(void) {
     EXPECT(ops->info(ctx, &info) == EPHPM_KV_OK);
     EXPECT(info.keys == 5);
     EXPECT(info.memory_used == 0xababababababababull);
+    /* a lock (set_nx with a TTL) is counted as pinned; a caller compiled
+     * before the pinned fields gets everything up to them */
+    EXPECT(ops->set_nx(ctx, "lk", 2, "tok", 3, 60000, &flag) == EPHPM_KV_OK && flag == 1);
+    memset(&info, 0xff, sizeof info);
+    info.size = sizeof info;
+    EXPECT(ops->info(ctx, &info) == EPHPM_KV_OK);
+    EXPECT(info.pinned_keys == 1 && info.pinned_bytes > 0 &&
+           info.pinned_bytes < info.memory_used);
+    memset(&info, 0xab, sizeof info);
+    info.size = (uint32_t)offsetof(ephpm_kv_info, pinned_keys);
+    EXPECT(ops->info(ctx, &info) == EPHPM_KV_OK);
+    EXPECT(info.keys == 6 && info.compressed_stored_bytes == 0);
+    EXPECT(info.pinned_keys == 0xababababababababull);
+    EXPECT(ops->del_if_eq(ctx, "lk", 2, "tok", 3, &flag) == EPHPM_KV_OK && flag == 1);
   }
 
   /* set_if_eq: the fenced write */

@@ -1194,3 +1194,28 @@ TEST_CASE("server: Start fails on a port in use") {
   CHECK_FALSE(third.Start(&error));
   CHECK(error.find("invalid address") == 0);
 }
+
+TEST_CASE("server: SET NX PX takes a lock that allkeys-lru keeps, and INFO memory counts it") {
+  StoreOptions so;
+  so.shards = 1;
+  so.eviction_samples = 64;  // the lock, least recently used, is the first candidate
+  so.eviction = ephpm::EvictionPolicy::kAllKeysLru;
+  so.memory_limit = 4096;
+  Fixture f({}, so);
+  Client c(f.port());
+  CHECK(c.Call({"SET", "lk", "token", "NX", "PX", "60000"}) == kOk);
+  CHECK(c.Call({"SETNX", "plain", "v"}) == Int(1));  // no TTL: ordinary data
+  std::string info = c.Call({"INFO", "memory"});
+  CHECK(info.find("\r\npinned_keys:1\r\n") != std::string::npos);
+  CHECK(info.find("\r\npinned_bytes:0\r\n") == std::string::npos);
+  for (int i = 0; i < 60; ++i) {
+    f.clock.Advance(1);
+    CHECK(c.Call({"SET", "k" + std::to_string(i), std::string(200, 'v')}) == kOk);
+  }
+  CHECK(f.store->Stats().evicted > 0);
+  CHECK(c.Call({"SET", "lk", "other", "NX", "PX", "60000"}) == kNil);
+  CHECK(c.Call({"GET", "lk"}) == "$5\r\ntoken\r\n");
+  CHECK(c.Call({"DELIFEQ", "lk", "token"}) == Int(1));
+  info = c.Call({"INFO", "memory"});
+  CHECK(info.find("\r\npinned_keys:0\r\npinned_bytes:0\r\n") != std::string::npos);
+}

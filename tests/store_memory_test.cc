@@ -1,5 +1,6 @@
 // Memory accounting, the memory limit and eviction.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -182,4 +183,262 @@ TEST_CASE("allkeys-lru refuses a value larger than the whole limit", "[store][me
   CHECK(s->Set("huge", std::string(8192, 'x')) == Status::kOutOfMemory);
   CHECK(s->Stats().memory_used == SumOfEntries(*s));
   CHECK(s->Stats().memory_used <= o.memory_limit);
+}
+
+// --- allkeys-lru and locks (set_nx with a TTL) ------------------------------
+
+namespace {
+
+// One shard and a sample as large as the shard: every eviction sees every
+// key, so the least recently used key is always the first candidate.
+ephpm::StoreOptions ExactLru(uint64_t limit) {
+  auto o = NoSweeper();
+  o.shards = 1;
+  o.eviction_samples = 64;
+  o.eviction = ephpm::EvictionPolicy::kAllKeysLru;
+  o.memory_limit = limit;
+  return o;
+}
+
+const std::string kToken(32, 't');  // the session handler's token length
+
+}  // namespace
+
+TEST_CASE("allkeys-lru never evicts a live lock, even the least recently used key",
+          "[store][memory][lru][lock]") {
+  ManualClock clock;
+  const uint64_t lock = EntrySize(4, kToken.size(), true);
+  const uint64_t data = EntrySize(2, 100, false);
+  auto s = MakeStore(ExactLru(lock + data * 3), &clock);
+  REQUIRE(s->SetNx("lock", kToken, 30000) == SetNxOutcome::kInserted);
+  clock.Advance(1);
+  for (int i = 0; i < 10; ++i) {
+    REQUIRE(s->Set("d" + std::to_string(i), std::string(100, 'v')) == Status::kOk);
+    clock.Advance(1);
+  }
+  CHECK(s->Stats().evicted == 7);
+  std::string v;
+  CHECK(s->Get("lock", &v) == Status::kOk);
+  CHECK(v == kToken);
+  // A second request cannot acquire it: no double grant.
+  CHECK(s->SetNx("lock", std::string(32, 'u'), 30000) == SetNxOutcome::kExists);
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+}
+
+TEST_CASE("allkeys-lru: when locks alone fill the limit, writes are refused and no lock goes",
+          "[store][memory][lru][lock]") {
+  ManualClock clock;
+  const uint64_t lock = EntrySize(2, kToken.size(), true);
+  auto s = MakeStore(ExactLru(lock * 3), &clock);
+  for (int i = 0; i < 3; ++i) {
+    REQUIRE(s->SetNx("l" + std::to_string(i), kToken, 30000) == SetNxOutcome::kInserted);
+    clock.Advance(1);
+  }
+  CHECK(s->Set("d", "x") == Status::kOutOfMemory);
+  CHECK(s->SetNx("l3", kToken, 30000) == SetNxOutcome::kOutOfMemory);
+  int64_t n = 0;
+  CHECK(s->IncrBy("counter", 1, &n) == Status::kOutOfMemory);
+  CHECK(s->Stats().evicted == 0);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(s->SetNx("l" + std::to_string(i), std::string(32, 'u'), 30000) ==
+          SetNxOutcome::kExists);
+  }
+  // Once a lock expires, its memory is reclaimed like any expired entry.
+  clock.Advance(30000);
+  CHECK(s->Set("d", "x") == Status::kOk);
+  s->SweepExpired(1000);  // the sum below sees live entries only
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+}
+
+TEST_CASE("allkeys-lru: a write larger than the whole limit is refused before anything is evicted",
+          "[store][memory][lru]") {
+  ManualClock clock;
+  auto s = MakeStore(ExactLru(4096), &clock);
+  REQUIRE(s->Set("small", "v") == Status::kOk);
+  REQUIRE(s->Set("other", std::string(100, 'o')) == Status::kOk);
+  CHECK(s->Set("huge", std::string(8192, 'x')) == Status::kOutOfMemory);
+  int64_t len = 0;
+  CHECK(s->Append("other", std::string(8192, 'x'), &len) == Status::kOutOfMemory);
+  CHECK(s->Stats().evicted == 0);
+  CHECK(s->DbSize() == 2);
+  std::string v;
+  CHECK(s->Get("small", &v) == Status::kOk);
+  CHECK(s->Get("other", &v) == Status::kOk);
+  CHECK(v == std::string(100, 'o'));
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+}
+
+TEST_CASE("allkeys-lru: a write that cannot fit beside the locks is refused before anything is "
+          "evicted", "[store][memory][lru][lock]") {
+  ManualClock clock;
+  const uint64_t lock = EntrySize(2, kToken.size(), true);
+  const uint64_t data = EntrySize(2, 100, false);
+  const uint64_t limit = lock * 2 + data * 2;
+  auto s = MakeStore(ExactLru(limit), &clock);
+  REQUIRE(s->SetNx("l0", kToken, 30000) == SetNxOutcome::kInserted);
+  REQUIRE(s->SetNx("l1", kToken, 30000) == SetNxOutcome::kInserted);
+  REQUIRE(s->Set("d0", std::string(100, 'a')) == Status::kOk);
+  REQUIRE(s->Set("d1", std::string(100, 'b')) == Status::kOk);
+  // Fits in an empty store, but not in what the locks leave.
+  const std::string big(data * 2, 'x');
+  REQUIRE(EntrySize(3, big.size(), false) <= limit);
+  REQUIRE(EntrySize(3, big.size(), false) > limit - lock * 2);
+  CHECK(s->Set("big", big) == Status::kOutOfMemory);
+  CHECK(s->Stats().evicted == 0);
+  CHECK(s->DbSize() == 4);
+  // A write that fits once the data is evicted still evicts it.
+  CHECK(s->Set("mid", std::string(150, 'm')) == Status::kOk);
+  CHECK(s->Stats().evicted == 2);
+  std::string v;
+  CHECK(s->Get("l0", &v) == Status::kOk);
+  CHECK(s->Get("l1", &v) == Status::kOk);
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+}
+
+TEST_CASE("allkeys-lru evicts a set_nx key without a TTL: it is ordinary data",
+          "[store][memory][lru][lock]") {
+  ManualClock clock;
+  const uint64_t data = EntrySize(2, 100, false);
+  auto s = MakeStore(ExactLru(data * 2), &clock);
+  REQUIRE(s->SetNx("nx", std::string(100, 'n')) == SetNxOutcome::kInserted);
+  clock.Advance(1);
+  REQUIRE(s->Set("d0", std::string(100, 'a')) == Status::kOk);
+  clock.Advance(1);
+  REQUIRE(s->Set("d1", std::string(100, 'b')) == Status::kOk);
+  std::string v;
+  CHECK(s->Get("nx", &v) == Status::kNotFound);
+  CHECK(s->Stats().evicted == 1);
+}
+
+namespace {
+
+// Stats' pinned figures, checked against the entries themselves: the keys
+// Inspect reports pinned, and the sum of their sizes.
+void CheckPinned(Store& s, std::vector<std::string> want) {
+  std::vector<std::string> keys, pinned;
+  REQUIRE(s.Keys("*", &keys) == Status::kOk);
+  uint64_t bytes = 0;
+  for (const auto& k : keys) {
+    ephpm::EntryInfo info;
+    REQUIRE(s.Inspect(k, &info) == Status::kOk);
+    if (info.pinned) {
+      pinned.push_back(k);
+      bytes += info.mem_size;
+      CHECK(info.expires_at_ms != 0);  // a pin is always bounded by a TTL
+    }
+  }
+  std::sort(pinned.begin(), pinned.end());
+  std::sort(want.begin(), want.end());
+  CHECK(pinned == want);
+  const auto st = s.Stats();
+  CHECK(st.pinned_keys == want.size());
+  CHECK(st.pinned_bytes == bytes);
+  CHECK(st.memory_used == SumOfEntries(s));
+}
+
+}  // namespace
+
+TEST_CASE("the pin belongs to the entry: what keeps it and what drops it",
+          "[store][memory][lock]") {
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  bool b = false;
+  int64_t n = 0;
+  std::string v;
+  REQUIRE(s->SetNx("plain", "v") == SetNxOutcome::kInserted);  // no TTL: data
+  REQUIRE(s->SetNx("l", "5", 10000) == SetNxOutcome::kInserted);
+  CheckPinned(*s, {"l"});
+  CHECK(s->SetNx("l", "6", 10000) == SetNxOutcome::kExists);  // a refused attempt keeps it
+
+  SECTION("a changed TTL, an edit in place and a rename keep it") {
+    REQUIRE(s->Expire("l", 20000, &b) == Status::kOk);
+    REQUIRE(s->ExpireAtIf("l", clock.NowMs() + 30000, ephpm::kExpireGt, &b) == Status::kOk);
+    REQUIRE(b);
+    REQUIRE(s->GetEx("l", ephpm::SetOptions::Expiry::kAt, clock.NowMs() + 40000, &v) ==
+            Status::kOk);
+    REQUIRE(s->IncrBy("l", 5, &n) == Status::kOk);
+    REQUIRE(s->Append("l", "0", &n) == Status::kOk);
+    REQUIRE(s->SetRange("l", 0, "2", &n) == Status::kOk);
+    std::string f;
+    REQUIRE(s->IncrByFloat("l", 0.5, &f) == Status::kOk);
+    CHECK(f == "200.5");
+    CheckPinned(*s, {"l"});
+    REQUIRE(s->Rename("l", "renamed", false, &b) == Status::kOk);
+    CheckPinned(*s, {"renamed"});
+    REQUIRE(s->Set("plain", "x", 1000) == Status::kOk);
+    REQUIRE(s->Rename("renamed", "plain", false, &b) == Status::kOk);  // over another key
+    CheckPinned(*s, {"plain"});
+  }
+  SECTION("removing the TTL drops it: no pinned memory without a bound") {
+    REQUIRE(s->Persist("l", &b) == Status::kOk);
+    CheckPinned(*s, {});
+    REQUIRE(s->Expire("l", 10000, &b) == Status::kOk);  // a TTL alone does not pin
+    CheckPinned(*s, {});
+    REQUIRE(s->SetNx("l2", "t", 10000) == SetNxOutcome::kInserted);
+    REQUIRE(s->GetEx("l2", ephpm::SetOptions::Expiry::kNone, 0, &v) == Status::kOk);
+    CheckPinned(*s, {});
+  }
+  SECTION("replacing the entry drops it") {
+    ephpm::SetResult r;
+    ephpm::SetOptions keep;
+    keep.expiry = ephpm::SetOptions::Expiry::kKeep;
+    REQUIRE(s->SetWith("l", "w", keep, &r) == Status::kOk);  // KEEPTTL still replaces
+    CheckPinned(*s, {});
+    REQUIRE(s->SetNx("l2", "t", 10000) == SetNxOutcome::kInserted);
+    REQUIRE(s->Set("l2", "data", 10000) == Status::kOk);
+    REQUIRE(s->SetNx("l3", "t", 10000) == SetNxOutcome::kInserted);
+    REQUIRE(s->MSet({{"l3", "data"}}, false, &b) == Status::kOk);
+    REQUIRE(s->SetNx("l4", "t", 10000) == SetNxOutcome::kInserted);
+    REQUIRE(s->SetNx("guard", "tok", 10000) == SetNxOutcome::kInserted);
+    REQUIRE(s->SetIfEq("guard", "tok", "l4", "data", 10000) == ephpm::SetIfEqOutcome::kWritten);
+    CheckPinned(*s, {"guard"});
+    REQUIRE(s->DelIfEq("guard", "tok") == ephpm::DelIfEqOutcome::kDeleted);
+    CheckPinned(*s, {});
+  }
+  SECTION("SET NX with an expiry takes a lock as set_nx does; without one it does not") {
+    ephpm::SetResult r;
+    ephpm::SetOptions nx;
+    nx.when = ephpm::SetOptions::When::kIfAbsent;
+    nx.get_old = true;
+    REQUIRE(s->SetWith("nx-plain", "v", nx, &r) == Status::kOk);
+    nx.expiry = ephpm::SetOptions::Expiry::kAt;
+    nx.expires_at_ms = clock.NowMs() + 5000;
+    REQUIRE(s->SetWith("nx-lock", "v", nx, &r) == Status::kOk);
+    REQUIRE(r.written);
+    CheckPinned(*s, {"l", "nx-lock"});
+  }
+  SECTION("an expired lock is absent: not counted, and its memory goes back") {
+    clock.Advance(10000);
+    CHECK(s->Stats().pinned_keys == 0);  // before it is removed, too
+    CHECK(s->Stats().pinned_bytes == 0);
+    CHECK(s->SweepExpired(100) == 1);
+    CheckPinned(*s, {});
+  }
+  SECTION("deleting and flushing take the figures to zero") {
+    REQUIRE(s->SetNx("l2", "t", 10000) == SetNxOutcome::kInserted);
+    REQUIRE(s->Del("l", &n) == Status::kOk);
+    CheckPinned(*s, {"l2"});
+    s->Flush();
+    CheckPinned(*s, {});
+    CHECK(s->Stats().memory_used == 0);
+  }
+}
+
+TEST_CASE("allkeys-lru evicts a former lock once its pin is dropped",
+          "[store][memory][lru][lock]") {
+  ManualClock clock;
+  const uint64_t data = EntrySize(2, 30, false);
+  const uint64_t lock = EntrySize(2, kToken.size(), true);
+  auto s = MakeStore(ExactLru(lock + data), &clock);
+  REQUIRE(s->SetNx("l0", kToken, 30000) == SetNxOutcome::kInserted);
+  bool b = false;
+  REQUIRE(s->Persist("l0", &b) == Status::kOk);
+  clock.Advance(1);
+  REQUIRE(s->Set("d0", std::string(30, 'a')) == Status::kOk);
+  clock.Advance(1);
+  REQUIRE(s->Set("d1", std::string(30, 'b')) == Status::kOk);
+  std::string v;
+  CHECK(s->Get("l0", &v) == Status::kNotFound);  // the least recently used
+  CHECK(s->Get("d0", &v) == Status::kOk);
+  CHECK(s->Stats().evicted == 1);
 }

@@ -132,6 +132,31 @@ TEST_CASE("MSet writes all keys in one step; MSETNX all or nothing", "[store][ms
         Status::kInvalidArgument);
 }
 
+
+TEST_CASE("MSet of a new key and an existing key survives the table growing under it",
+          "[store][mset]") {
+  // Creating the new key's slot rehashes the shard's table whenever it
+  // grows; the existing key's iterator, taken before, was then compared
+  // after it was invalidated (a read of freed memory, and a trap in Debian's
+  // hardened abseil).  One shard, so that every pair shares a table, and
+  // enough keys to pass several growth points.
+  ManualClock clock;
+  auto o = NoSweeper();
+  o.shards = 1;
+  auto s = MakeStore(o, &clock);
+  REQUIRE(s->Set("old", "0") == Status::kOk);
+  bool written = false;
+  for (int i = 0; i < 300; ++i) {
+    const std::string fresh = "new" + std::to_string(i);
+    REQUIRE(s->MSet({{fresh, "v"}, {"old", std::to_string(i)}}, false, &written) == Status::kOk);
+    REQUIRE(written);
+  }
+  std::string v;
+  CHECK(s->Get("old", &v) == Status::kOk);
+  CHECK(v == "299");
+  CHECK(s->Get("new150", &v) == Status::kOk);
+  CHECK(s->DbSize() == 301);
+}
 TEST_CASE("MSet refused for memory writes none of the keys", "[store][mset][oom]") {
   ManualClock clock;
   auto o = NoSweeper();

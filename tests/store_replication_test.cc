@@ -21,34 +21,21 @@ using ephpm_test::NoSweeper;
 
 namespace {
 
-// A mutation with its own copies of the bytes.
+// A mutation with its own copies of the bytes.  Every other field is copied
+// whole, so a field added to Mutation travels without a change here.
 struct Owned {
-  Mutation::Kind kind;
+  Mutation m;
   std::string key, value;
-  ephpm::ValueType type;
-  bool compressed;
-  uint64_t original_size;
-  int64_t expires_at_ms;
-  Stamp stamp;
 
   Mutation View() const {
-    Mutation m;
-    m.kind = kind;
-    m.key = key;
-    m.value = value;
-    m.type = type;
-    m.compressed = compressed;
-    m.original_size = original_size;
-    m.expires_at_ms = expires_at_ms;
-    m.stamp = stamp;
-    return m;
+    Mutation v = m;
+    v.key = key;
+    v.value = value;
+    return v;
   }
 };
 
-Owned Copy(const Mutation& m) {
-  return Owned{m.kind, std::string(m.key), std::string(m.value), m.type, m.compressed,
-               m.original_size, m.expires_at_ms, m.stamp};
-}
+Owned Copy(const Mutation& m) { return Owned{m, std::string(m.key), std::string(m.value)}; }
 
 // Stamps with a counter shared by the "cluster" (so the test decides the
 // order) and records what it publishes.
@@ -66,9 +53,9 @@ class Recorder : public ephpm::Replicator {
 };
 
 struct Node {
-  Node(uint64_t id, uint64_t* hlc, ManualClock* clock, size_t shards = 64)
+  Node(uint64_t id, uint64_t* hlc, ManualClock* clock, size_t shards = 64,
+       ephpm::StoreOptions o = NoSweeper())
       : rep(id, hlc) {
-    auto o = NoSweeper();
     o.replicator = &rep;
     o.shards = shards;
     o.tombstone_ttl_ms = 60000;
@@ -97,7 +84,7 @@ TEST_CASE("a replicated set carries the value, its TTL and its stamp", "[replica
   REQUIRE(a.store->Set("k", "v", 5000) == Status::kOk);
   const auto log = a.rep.Take();
   REQUIRE(log.size() == 1);
-  CHECK(log[0].stamp == (Stamp{101, 1}));
+  CHECK(log[0].m.stamp == (Stamp{101, 1}));
   Deliver(log, *b.store);
   CHECK(GetOr(*b.store, "k") == "v");
   int64_t ttl = 0;
@@ -118,7 +105,7 @@ TEST_CASE("concurrent writes settle on the newest stamp whatever the delivery or
   REQUIRE(c.store->Set("k", "from c") == Status::kOk);  // stamp 3
   auto la = a.rep.Take(), lb = b.rep.Take(), lc = c.rep.Take();
   // As if c's clock were behind: its write is the oldest; b's is the newest.
-  lc[0].stamp = Stamp{0, 3};
+  lc[0].m.stamp = Stamp{0, 3};
   for (auto& order : std::vector<std::vector<const std::vector<Owned>*>>{
            {&la, &lb, &lc}, {&lc, &lb, &la}, {&lb, &lc, &la}}) {
     Node n(9, &hlc, &clock);
@@ -130,8 +117,8 @@ TEST_CASE("concurrent writes settle on the newest stamp whatever the delivery or
   CHECK(GetOr(*a.store, "k") == "from b");
   CHECK(GetOr(*b.store, "k") == "from b");
   // Equal clock readings: the node id breaks the tie, the same way everywhere.
-  la[0].stamp = Stamp{50, 1};
-  lb[0].stamp = Stamp{50, 2};
+  la[0].m.stamp = Stamp{50, 1};
+  lb[0].m.stamp = Stamp{50, 2};
   Node x(7, &hlc, &clock), y(8, &hlc, &clock);
   Deliver(la, *x.store);
   Deliver(lb, *x.store);
@@ -314,16 +301,16 @@ TEST_CASE("ForgetLocal drops only the state its stamp made, without a trace", "[
   REQUIRE(a.store->Set("k", "second") == Status::kOk);
   const auto log = a.rep.Take();
   REQUIRE(log.size() == 2);
-  a.store->ForgetLocal("k", log[0].stamp);
+  a.store->ForgetLocal("k", log[0].m.stamp);
   CHECK(GetOr(*a.store, "k") == "second");
-  a.store->ForgetLocal("k", log[1].stamp);
+  a.store->ForgetLocal("k", log[1].m.stamp);
   CHECK(GetOr(*a.store, "k") == "<missing>");
   CHECK(a.store->Stats().memory_used == 0);
   CHECK(a.rep.Take().empty());  // nothing published
   // No tombstone is left: an older state of the key is taken again.
   Owned older = log[0];
   older.value = "older";
-  older.stamp = Stamp{1, 2};
+  older.m.stamp = Stamp{1, 2};
   Deliver({older}, *a.store);
   CHECK(GetOr(*a.store, "k") == "older");
   // A deletion's tombstone is forgotten the same way.
@@ -333,11 +320,83 @@ TEST_CASE("ForgetLocal drops only the state its stamp made, without a trace", "[
   const auto del = a.rep.Take();
   REQUIRE(del.size() == 1);
   CHECK(a.store->TombstoneCount() == 1);
-  a.store->ForgetLocal("k", Stamp{del[0].stamp.hlc + 1, 1});  // another stamp: kept
+  a.store->ForgetLocal("k", Stamp{del[0].m.stamp.hlc + 1, 1});  // another stamp: kept
   CHECK(a.store->TombstoneCount() == 1);
-  a.store->ForgetLocal("k", del[0].stamp);
+  a.store->ForgetLocal("k", del[0].m.stamp);
   CHECK(a.store->TombstoneCount() == 0);
   CHECK(a.store->Stats().memory_used == 0);
   Deliver({older}, *a.store);
   CHECK(GetOr(*a.store, "k") == "older");
+}
+
+TEST_CASE("a replica and a synced node keep a replicated lock pinned under allkeys-lru",
+          "[replication][lock][lru]") {
+  ManualClock clock;
+  uint64_t hlc = 0;
+  auto lru = NoSweeper();
+  lru.shards = 1;             // one shard and a sample as large as the shard:
+  lru.eviction_samples = 64;  // the lock, least recently used, is the first candidate
+  lru.eviction = ephpm::EvictionPolicy::kAllKeysLru;
+  lru.memory_limit = 4096;
+  Node owner(1, &hlc, &clock), replica(2, &hlc, &clock, 1, lru), synced(3, &hlc, &clock, 1, lru);
+  REQUIRE(owner.store->SetNx("lock", "token-a", 30000) == ephpm::SetNxOutcome::kInserted);
+  Deliver(owner.rep.Take(), *replica.store);
+  std::vector<Owned> snapshot;
+  owner.store->ForEachForSync([&](const Mutation& m) { snapshot.push_back(Copy(m)); });
+  Deliver(snapshot, *synced.store);
+  clock.Advance(1);
+
+  for (Node* n : {&replica, &synced}) {
+    for (int i = 0; i < 100; ++i) {
+      REQUIRE(n->store->Set("d" + std::to_string(i), std::string(100, 'v')) == Status::kOk);
+      clock.Advance(1);
+    }
+    CHECK(n->store->Stats().evicted > 0);
+    // Should this node become the owner, the lock is still held.
+    CHECK(GetOr(*n->store, "lock") == "token-a");
+    CHECK(n->store->SetNxLocal("lock", "token-b", 30000) == ephpm::SetNxOutcome::kExists);
+  }
+}
+
+TEST_CASE("a replica follows the lock's pin: kept by a new TTL, dropped by SET and PERSIST",
+          "[replication][lock]") {
+  ManualClock clock;
+  uint64_t hlc = 0;
+  Node owner(1, &hlc, &clock), replica(2, &hlc, &clock);
+  bool b = false;
+  auto pinned = [&] { return replica.store->Stats().pinned_keys; };
+  REQUIRE(owner.store->SetNx("l", "t", 30000) == ephpm::SetNxOutcome::kInserted);
+  REQUIRE(owner.store->SetNx("nx", "t") == ephpm::SetNxOutcome::kInserted);  // no TTL: data
+  REQUIRE(owner.store->SetNx("l2", "t", 30000) == ephpm::SetNxOutcome::kInserted);
+  Deliver(owner.rep.Take(), *replica.store);
+  CHECK(pinned() == 2);
+  REQUIRE(owner.store->Expire("l", 60000, &b) == Status::kOk);
+  Deliver(owner.rep.Take(), *replica.store);
+  CHECK(pinned() == 2);
+  REQUIRE(owner.store->Persist("l", &b) == Status::kOk);
+  Deliver(owner.rep.Take(), *replica.store);
+  CHECK(pinned() == 1);
+  REQUIRE(owner.store->Set("l2", "data", 30000) == Status::kOk);
+  Deliver(owner.rep.Take(), *replica.store);
+  CHECK(pinned() == 0);
+  CHECK(replica.store->Stats().memory_used == owner.store->Stats().memory_used);
+}
+
+TEST_CASE("a replicated pin without a TTL is ignored: pinned memory stays bounded",
+          "[replication][lock]") {
+  ManualClock clock;
+  uint64_t hlc = 0;
+  Node replica(2, &hlc, &clock);
+  Mutation m;
+  m.kind = Mutation::Kind::kSet;
+  m.key = "k";
+  m.value = "v";
+  m.original_size = 1;
+  m.stamp = Stamp{1, 9};
+  m.pinned = true;
+  REQUIRE(replica.store->ApplyReplicated(m));
+  ephpm::EntryInfo info;
+  REQUIRE(replica.store->Inspect("k", &info) == Status::kOk);
+  CHECK_FALSE(info.pinned);
+  CHECK(replica.store->Stats().pinned_keys == 0);
 }

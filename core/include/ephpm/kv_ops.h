@@ -87,6 +87,8 @@ typedef struct ephpm_kv_info {
   uint64_t compressed_values;         /* entries stored compressed */
   uint64_t compressed_original_bytes; /* their sizes before compression */
   uint64_t compressed_stored_bytes;   /* their sizes as stored */
+  uint64_t pinned_keys;               /* live locks (set_nx with a TTL), never evicted */
+  uint64_t pinned_bytes;              /* their accounted bytes, part of memory_used */
 } ephpm_kv_info;
 
 typedef struct ephpm_kv_ops {
@@ -105,7 +107,8 @@ typedef struct ephpm_kv_ops {
              size_t value_len, int64_t ttl_ms);
 
   /* Creates the key only if no live entry exists.  OK with *inserted = 1
-   * (created) or 0 (a live entry exists).  OUT_OF_MEMORY and
+   * (created) or 0 (a live entry exists).  With ttl_ms > 0 the key is a lock:
+   * the memory policy never evicts it while it is live.  OUT_OF_MEMORY and
    * OWNER_UNREACHABLE are reported as such; OWNER_UNREACHABLE means the
    * outcome is unknown. */
   int (*set_nx)(void *ctx, const char *key, size_t key_len, const char *value,

@@ -11,7 +11,18 @@
 //  - TTLs are milliseconds.  An expired entry is absent for every operation at
 //    every moment, whether or not it has been removed yet.
 //  - A write refused for memory returns kOutOfMemory and changes nothing.
+//    Under allkeys-lru a write first evicts unpinned entries to make room; one
+//    that could not fit even with every unpinned entry gone (one larger than
+//    the whole limit, or one that the locks leave no room for) is refused
+//    before anything is evicted.
 //  - String operations on an entry of another type return kWrongType.
+//  - Locks: a key created by SetNx (or SetWith's NX) with a TTL is pinned:
+//    allkeys-lru never evicts it while it is live.  The pin belongs to the
+//    entry: an operation that replaces the entry drops it, one that edits the
+//    value in place and keeps the TTL (IncrBy, Append, ...) keeps it, and
+//    one that removes the TTL (Persist, GetEx kNone) drops it, so pinned
+//    memory is always bounded by a TTL.  Changing the TTL keeps it; Rename
+//    carries it.  See docs/ARCHITECTURE.md, "Memory limit and eviction".
 
 #ifndef EPHPM_STORE_H_
 #define EPHPM_STORE_H_
@@ -46,6 +57,8 @@ struct StoreStats {
   uint64_t compressed_values = 0; // entries currently stored compressed
   uint64_t compressed_original_bytes = 0;  // their sizes before compression
   uint64_t compressed_stored_bytes = 0;    // their sizes as stored
+  uint64_t pinned_keys = 0;       // live locks, which eviction never takes
+  uint64_t pinned_bytes = 0;      // their accounted bytes (part of memory_used)
 };
 
 // What Store::Inspect reports about one entry.
@@ -58,6 +71,7 @@ struct EntryInfo {
   uint64_t version = 0;
   int64_t expires_at_ms = 0; // 0 = no expiry
   Stamp stamp;               // the write that made it ({0, 0} on a single node)
+  bool pinned = false;       // a lock: never evicted while live
 };
 
 // Redis's SET options, for Store::SetWith.
@@ -128,13 +142,17 @@ class Store {
   // uncompressed value.
   Status GetIntoBuffer(std::string_view key, char* buf, size_t capacity, uint64_t* length) const;
 
-  // Stores value under key, replacing any entry of any type.  ttl_ms > 0 sets
-  // an expiry, 0 none; a negative ttl_ms is kInvalidArgument.
+  // Stores value under key, replacing any entry of any type (a lock's pin
+  // goes with it).  ttl_ms > 0 sets an expiry, 0 none; a negative ttl_ms is
+  // kInvalidArgument.
   Status Set(std::string_view key, std::string_view value, int64_t ttl_ms = 0);
 
   // Creates key only when no live entry exists (an expired one counts as
-  // absent).  Asks the replicator's RouteSetNx first; kOwnerUnreachable is
-  // returned as such, never replaced by a local decision.
+  // absent).  With ttl_ms > 0 the key is a lock and is pinned (see above);
+  // without a TTL it is ordinary data.  Under allkeys-lru it may evict
+  // unpinned keys to make room, never a lock.  Asks the replicator's
+  // RouteSetNx first; kOwnerUnreachable is returned as such, never replaced
+  // by a local decision.
   SetNxOutcome SetNx(std::string_view key, std::string_view value,
                      int64_t ttl_ms = 0);
   // The decision itself, under this node's shard lock.  Never routes.
@@ -198,6 +216,8 @@ class Store {
   // SET with Redis's options (NX/XX, KEEPTTL, EX/PX/EXAT/PXAT, GET).  With
   // get_old, an existing entry of another type is kWrongType and nothing is
   // written.  An expiry not after now stores an entry that is absent at once.
+  // A replaced entry loses its pin; NX with an expiry creates a lock (pinned),
+  // as SetNx does.
   Status SetWith(std::string_view key, std::string_view value, const SetOptions& options,
                  SetResult* result);
 
@@ -213,8 +233,8 @@ class Store {
   Status GetDel(std::string_view key, std::string* value);
 
   // Returns the value and changes the TTL in the same step: kKeep leaves it,
-  // kNone removes it (PERSIST), kAt sets it (a time not after now deletes the
-  // key after reading it).
+  // kNone removes it (PERSIST, which drops a lock's pin), kAt sets it (a time
+  // not after now deletes the key after reading it).
   Status GetEx(std::string_view key, SetOptions::Expiry expiry, int64_t expires_at_ms,
                std::string* value);
 
@@ -280,7 +300,8 @@ class Store {
   // ExpireAt, applied only when every condition (kExpire* bits; 0 = always)
   // holds; *applied = whether they held for a live entry.
   Status ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions, bool* applied);
-  // Removes key's TTL.  *applied = whether a live entry had one.
+  // Removes key's TTL, and with it a lock's pin.  *applied = whether a live
+  // entry had one.
   Status Persist(std::string_view key, bool* applied);
   // *ttl_ms = milliseconds left (> 0), -1 when the key has no expiry, -2 when
   // it is missing or expired.
@@ -313,7 +334,7 @@ class Store {
   // Removes every entry.
   void Flush();
 
-  // Moves src's entry (value, type and TTL) to dst, replacing dst.  With
+  // Moves src's entry (value, type, TTL and pin) to dst, replacing dst.  With
   // only_if_absent, does nothing and sets *renamed = false when dst is live.
   // kNotFound when src is missing.  Both shards are locked in index order.
   Status Rename(std::string_view src, std::string_view dst, bool only_if_absent,
@@ -338,7 +359,8 @@ class Store {
   // same writes holds the same state.  A kFlush removes every entry and
   // tombstone older than its stamp.  Not refused for memory (a node cannot
   // decline the cluster's state); not published again.  Returns whether it
-  // changed anything.  REQUIRES: m.stamp is set.
+  // changed anything.  m.pinned pins the entry when it is a string with an
+  // expiry (else it is ignored).  REQUIRES: m.stamp is set.
   bool ApplyReplicated(const Mutation& m);
 
   // Removes key's entry or tombstone on this node only, if it is still the

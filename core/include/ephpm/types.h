@@ -111,6 +111,10 @@ struct Mutation {
   int64_t expires_at_ms = 0;   // absolute, 0 = none
   uint64_t version = 0;        // the key's version after the change (local)
   Stamp stamp;                 // where the change stands in the cluster's order
+  // The key is a lock (made by set_nx with a TTL): never evicted while live.
+  // Carried so that a node that becomes the key's owner holds the lock as
+  // firmly as the owner did.  Only ever set with `expires_at_ms`.
+  bool pinned = false;
 };
 
 }  // namespace ephpm
