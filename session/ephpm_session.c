@@ -121,6 +121,15 @@ static void use_sid(ephpm_ps_data *d, zend_string *sid) {
   d->lock_key = make_key("_lock:", sid);
 }
 
+/* session.gc_maxlifetime (seconds) as the data's TTL in ms: 0 or less means
+ * no TTL (PHP's files handler accepts these values too), and a value past
+ * the store's range is clamped to the longest TTL it accepts. */
+static int64_t data_ttl_ms(zend_long maxlifetime) {
+  if (maxlifetime <= 0) return 0;
+  if (maxlifetime > EPHPM_KV_MAX_TTL_MS / 1000) return EPHPM_KV_MAX_TTL_MS;
+  return (int64_t)maxlifetime * 1000;
+}
+
 /* ---- the lock -------------------------------------------------------------- */
 
 typedef enum { ACQ_HELD, ACQ_UNCONFIRMED, ACQ_TIMED_OUT, ACQ_FAILED } acquire_result;
@@ -352,7 +361,7 @@ PS_READ_FUNC(ephpm) {
 /* Writes the data: fenced by the lock when this request holds it. */
 static zend_result write_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_string *val,
                               zend_long maxlifetime) {
-  const int64_t ttl_ms = maxlifetime > 0 ? (int64_t)maxlifetime * 1000 : 0;
+  const int64_t ttl_ms = data_ttl_ms(maxlifetime);
   int st;
   if (d->lock == LOCK_HELD) {
     int written = 0;
@@ -454,19 +463,37 @@ PS_VALIDATE_SID_FUNC(ephpm) {
   return st == EPHPM_KV_OK && exists ? SUCCESS : FAILURE;
 }
 
+/* lazy_write: the data did not change, so only its TTL is refreshed; data
+ * that is gone meanwhile (expired or destroyed) is written back. */
+static zend_result refresh_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_string *val,
+                                zend_long maxlifetime) {
+  const int64_t ttl_ms = data_ttl_ms(maxlifetime);
+  int there = 0;
+  int st;
+  if (ttl_ms > 0) {
+    st = ops->expire(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), ttl_ms, &there);
+  } else if (EPHPM_KV_OPS_HAS(ops, persist)) {
+    /* No TTL.  Never expire(0): that deletes. */
+    st = ops->persist(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &there);
+    /* applied = 0 also when the data is there without a TTL already */
+    if (st == EPHPM_KV_OK && !there) {
+      st = ops->exists(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &there);
+    }
+  } else {
+    st = EPHPM_KV_OK;  /* an older host without persist: the write below drops the TTL */
+  }
+  if (st == EPHPM_KV_OK && there) return SUCCESS;
+  /* Gone, no persist, or the refresh failed: the (fenced) write decides. */
+  return write_data(ops, d, val, maxlifetime);
+}
+
 PS_UPDATE_TIMESTAMP_FUNC(ephpm) {
   ephpm_ps_data *d = PS_GET_MOD_DATA();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (d == NULL || ops == NULL) return FAILURE;
   switch_sid(ops, d, key);
   if (d->readonly) return SUCCESS;
-  /* lazy_write: the data did not change, so only its TTL is refreshed. */
-  int applied = 0;
-  const int st = ops->expire(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key),
-                             maxlifetime > 0 ? (int64_t)maxlifetime * 1000 : 0, &applied);
-  if (st == EPHPM_KV_OK && applied) return SUCCESS;
-  /* Gone meanwhile (expired or destroyed): write it back. */
-  return write_data(ops, d, val, maxlifetime);
+  return refresh_data(ops, d, val, maxlifetime);
 }
 
 const ps_module ps_mod_ephpm = {PS_MOD_UPDATE_TIMESTAMP(ephpm)};
