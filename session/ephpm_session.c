@@ -8,7 +8,10 @@
  *    (ephpm.session_lock_ttl_ms).  On contention it waits on the lock key
  *    through the store's wait op, backing off from
  *    ephpm.session_lock_backoff_min_ms, doubling to _max_ms, for at most
- *    ephpm.session_lock_wait_ms; a release wakes it at once.
+ *    ephpm.session_lock_wait_ms; a release wakes it at once.  When the wait
+ *    runs out, or the attempt fails for another reason (out of memory, the
+ *    CSPRNG, a host table without the lock's ops), ephpm.session_lock_failure
+ *    decides: proceed, readonly or fail.
  *  - PS_WRITE writes with set_if_eq: only while the lock still holds this
  *    request's token, so a request that ran past its TTL cannot overwrite the
  *    data of the request that holds the lock now.
@@ -40,7 +43,7 @@ typedef enum {
   LOCK_NONE,        /* no lock: locking off, not read yet, or released */
   LOCK_HELD,        /* our token is the lock's value */
   LOCK_UNCONFIRMED, /* the owner was unreachable: our token may have landed */
-  LOCK_MISSED       /* contention outlasted the wait; running without it */
+  LOCK_MISSED       /* the wait ran out or the attempt failed: running without it */
 } lock_state;
 
 typedef struct {
@@ -132,7 +135,11 @@ static int64_t data_ttl_ms(zend_long maxlifetime) {
 
 /* ---- the lock -------------------------------------------------------------- */
 
-typedef enum { ACQ_HELD, ACQ_UNCONFIRMED, ACQ_TIMED_OUT, ACQ_FAILED } acquire_result;
+/* Whether this table has the ops a lock needs: without del_if_eq a lock
+ * could not be released safely, without set_if_eq no write fenced. */
+static bool can_lock(const ephpm_kv_ops *ops) {
+  return EPHPM_KV_OPS_HAS(ops, del_if_eq) && EPHPM_KV_OPS_HAS(ops, set_if_eq);
+}
 
 /* Releases our lock, if we may hold it, with compare-and-delete. */
 static void release_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
@@ -142,6 +149,15 @@ static void release_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
   }
   const lock_state was = d->lock;
   d->lock = LOCK_NONE;
+  if (!EPHPM_KV_OPS_HAS(ops, del_if_eq)) {
+    /* Only if the table changed under this request (a lock is never taken
+     * without del_if_eq). */
+    php_error_docref(NULL, E_WARNING,
+                     "Session %s: the session lock cannot be released: the ops table has no "
+                     "del_if_eq operation; it expires after ephpm.session_lock_ttl_ms",
+                     sid_for_messages(d));
+    return;
+  }
   int deleted = 0;
   const int st = ops->del_if_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token,
                                 32, &deleted);
@@ -161,13 +177,22 @@ static void release_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
   }
 }
 
-static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
+typedef enum { ACQ_HELD, ACQ_UNCONFIRMED, ACQ_TIMED_OUT, ACQ_FAILED } acquire_result;
+
+/* Takes the lock.  ACQ_FAILED (not contention: the attempt itself failed)
+ * leaves the reason in why[]. */
+static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d, char *why,
+                                   size_t why_len) {
+  if (!can_lock(ops)) {
+    snprintf(why, why_len,
+             "the session cannot be locked: the host's ops table has no del_if_eq or set_if_eq "
+             "operation (upgrade the host program)");
+    return ACQ_FAILED;
+  }
   unsigned char raw[16];
   if (php_random_bytes_silent(raw, sizeof raw) == FAILURE) {
     /* Never a weaker source: a guessable token is no lock at all. */
-    php_error_docref(NULL, E_WARNING,
-                     "Session %s: the CSPRNG failed, so the session is not locked",
-                     sid_for_messages(d));
+    snprintf(why, why_len, "the CSPRNG failed, so the session cannot be locked");
     return ACQ_FAILED;
   }
   static const char hex[] = "0123456789abcdef";
@@ -201,8 +226,7 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
       return ACQ_UNCONFIRMED;
     }
     if (st != EPHPM_KV_OK) {
-      php_error_docref(NULL, E_WARNING, "Session %s: taking the session lock failed: %s",
-                       sid_for_messages(d), ephpm_kv_status_name(st));
+      snprintf(why, why_len, "taking the session lock failed: %s", ephpm_kv_status_name(st));
       return ACQ_FAILED;
     }
     if (inserted) {
@@ -223,8 +247,8 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
     const int wst = sleeper(ops, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), &version,
                             timeout, &changed);
     if (wst != EPHPM_KV_OK) {
-      php_error_docref(NULL, E_WARNING, "Session %s: waiting for the session lock failed: %s",
-                       sid_for_messages(d), ephpm_kv_status_name(wst));
+      snprintf(why, why_len, "waiting for the session lock failed: %s",
+               ephpm_kv_status_name(wst));
       return ACQ_FAILED;
     }
     if (changed) {
@@ -235,6 +259,33 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
       spent += timeout;
       step = step * 2 < max_step ? step * 2 : max_step;
     }
+  }
+}
+
+/* Applies ephpm.session_lock_failure to a request that runs without the
+ * lock: `reason` says why, `waited_ms` (or -1) how long it waited.  FAILURE
+ * for "fail". */
+static zend_result apply_lock_failure(ephpm_ps_data *d, const char *reason, zend_long waited_ms) {
+  char after[48] = "";
+  if (waited_ms >= 0) snprintf(after, sizeof after, " after " ZEND_LONG_FMT " ms", waited_ms);
+  d->lock = LOCK_MISSED;
+  switch (EPHPM_G(session_lock_failure)) {
+    case EPHPM_LOCK_FAILURE_FAIL:
+      php_error_docref(NULL, E_WARNING, "Session %s: %s; gave up%s (ephpm.session_lock_failure=fail)",
+                       sid_for_messages(d), reason, after);
+      return FAILURE;
+    case EPHPM_LOCK_FAILURE_READONLY:
+      d->readonly = true;
+      php_error_docref(NULL, E_WARNING,
+                       "Session %s: %s; reading without it%s, the data will not be written "
+                       "(ephpm.session_lock_failure=readonly)",
+                       sid_for_messages(d), reason, after);
+      return SUCCESS;
+    default:
+      php_error_docref(NULL, E_WARNING,
+                       "Session %s: %s; proceeding without it%s (ephpm.session_lock_failure=proceed)",
+                       sid_for_messages(d), reason, after);
+      return SUCCESS;
   }
 }
 
@@ -285,7 +336,8 @@ PS_READ_FUNC(ephpm) {
   d->readonly = false;
 
   if (EPHPM_G(session_locking) && d->lock == LOCK_NONE) {
-    switch (acquire_lock(ops, d)) {
+    char why[256];
+    switch (acquire_lock(ops, d, why, sizeof why)) {
       case ACQ_HELD:
         d->lock = LOCK_HELD;
         break;
@@ -293,32 +345,14 @@ PS_READ_FUNC(ephpm) {
         d->lock = LOCK_UNCONFIRMED;
         break;
       case ACQ_FAILED:
-        break;  /* warned; like the design note, on without a lock */
+        /* Not contention, but the request runs without the lock all the
+         * same: the policy decides, as for a wait that ran out. */
+        if (apply_lock_failure(d, why, -1) == FAILURE) return FAILURE;
+        break;
       case ACQ_TIMED_OUT:
-        d->lock = LOCK_MISSED;
-        switch (EPHPM_G(session_lock_failure)) {
-          case EPHPM_LOCK_FAILURE_FAIL:
-            php_error_docref(NULL, E_WARNING,
-                             "Session %s: the session lock is held by another request; gave up "
-                             "after " ZEND_LONG_FMT " ms (ephpm.session_lock_failure=fail)",
-                             ZSTR_VAL(key), EPHPM_G(session_lock_wait_ms));
-            return FAILURE;
-          case EPHPM_LOCK_FAILURE_READONLY:
-            php_error_docref(NULL, E_WARNING,
-                             "Session %s: the session lock is held by another request; reading "
-                             "without it after " ZEND_LONG_FMT
-                             " ms, the data will not be written "
-                             "(ephpm.session_lock_failure=readonly)",
-                             ZSTR_VAL(key), EPHPM_G(session_lock_wait_ms));
-            d->readonly = true;
-            break;
-          default:
-            php_error_docref(NULL, E_WARNING,
-                             "Session %s: the session lock is held by another request; "
-                             "proceeding without it after " ZEND_LONG_FMT
-                             " ms (ephpm.session_lock_failure=proceed)",
-                             ZSTR_VAL(key), EPHPM_G(session_lock_wait_ms));
-            break;
+        if (apply_lock_failure(d, "the session lock is held by another request",
+                               EPHPM_G(session_lock_wait_ms)) == FAILURE) {
+          return FAILURE;
         }
         break;
     }
@@ -364,6 +398,14 @@ static zend_result write_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_st
   const int64_t ttl_ms = data_ttl_ms(maxlifetime);
   int st;
   if (d->lock == LOCK_HELD) {
+    if (!EPHPM_KV_OPS_HAS(ops, set_if_eq)) {
+      /* Only if the table changed under this request. */
+      php_error_docref(NULL, E_WARNING,
+                       "Session %s: the data was not written: the ops table has no set_if_eq "
+                       "operation, so the write cannot be fenced",
+                       sid_for_messages(d));
+      return FAILURE;
+    }
     int written = 0;
     st = ops->set_if_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token, 32,
                         ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), ZSTR_VAL(val),
