@@ -204,8 +204,13 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d, ch
 
   const int64_t ttl_ms = EPHPM_G(session_lock_ttl_ms);
   const int64_t wait_ms = EPHPM_G(session_lock_wait_ms);
-  const int64_t max_step = EPHPM_G(session_lock_backoff_max_ms);
-  int64_t step = EPHPM_G(session_lock_backoff_min_ms);
+  /* The settings keep 1 <= min <= max; should they ever not (a per-directory
+   * setting applied in an unlucky order), a step of 0 would spin at full CPU
+   * until the holder's TTL ends: never below 1 ms, never shrinking. */
+  int64_t step = EPHPM_G(session_lock_backoff_min_ms) > 0 ? EPHPM_G(session_lock_backoff_min_ms)
+                                                          : 1;
+  const int64_t max_step =
+      EPHPM_G(session_lock_backoff_max_ms) > step ? EPHPM_G(session_lock_backoff_max_ms) : step;
   int64_t spent = 0;      /* ms of waiting so far */
   uint64_t version = 0;   /* 0 = not seen: the first wait returns at once */
   bool waited = false;
@@ -257,7 +262,7 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d, ch
       spent += monotonic_ms() - start;
     } else {
       spent += timeout;
-      step = step * 2 < max_step ? step * 2 : max_step;
+      step = step > max_step / 2 ? max_step : step * 2;
     }
   }
 }
