@@ -14,7 +14,8 @@
  *    decides: proceed, readonly or fail.
  *  - PS_WRITE writes with set_if_eq: only while the lock still holds this
  *    request's token, so a request that ran past its TTL cannot overwrite the
- *    data of the request that holds the lock now.
+ *    data of the request that holds the lock now.  PS_DESTROY deletes with
+ *    del_if_guard_eq under the same fence.
  *  - PS_CLOSE (PHP calls it at request shutdown, after fatal errors too)
  *    releases with del_if_eq and the token, never a plain delete.
  *
@@ -40,10 +41,11 @@
 
 /* The lock's state in this request. */
 typedef enum {
-  LOCK_NONE,        /* no lock: locking off, not read yet, or released */
+  LOCK_NONE,        /* no lock: locking off, not read yet, or a fresh id */
   LOCK_HELD,        /* our token is the lock's value */
   LOCK_UNCONFIRMED, /* the owner was unreachable: our token may have landed */
-  LOCK_MISSED       /* the wait ran out or the attempt failed: running without it */
+  LOCK_MISSED,      /* the wait ran out or the attempt failed: running without it */
+  LOCK_RELEASED     /* released (destroy, a failed read): it may be another's now */
 } lock_state;
 
 typedef struct {
@@ -52,7 +54,11 @@ typedef struct {
   zend_string *lock_key;  /* "<prefix>_lock:{sid}" */
   char token[33];         /* 32 lowercase hex characters, NUL-terminated */
   lock_state lock;
-  bool readonly;          /* ephpm.session_lock_failure=readonly kicked in */
+  /* The lock was not taken and ephpm.session_lock_failure (readonly, or fail
+   * for the calls a user's error handler makes before session_start()
+   * returns false) forbids changing the stored data. */
+  bool readonly;
+  const char *readonly_policy; /* "readonly" or "fail", for messages */
 } ephpm_ps_data;
 
 static _Atomic uint64_t counter_acquired, counter_waits, counter_timeouts, counter_stale,
@@ -141,14 +147,16 @@ static bool can_lock(const ephpm_kv_ops *ops) {
   return EPHPM_KV_OPS_HAS(ops, del_if_eq) && EPHPM_KV_OPS_HAS(ops, set_if_eq);
 }
 
-/* Releases our lock, if we may hold it, with compare-and-delete. */
+/* Releases our lock, if we may hold it, with compare-and-delete.  Afterwards
+ * the data is not this request's to change (LOCK_RELEASED), whatever the
+ * release found: another request may hold the lock by now. */
 static void release_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
   if (d->lock != LOCK_HELD && d->lock != LOCK_UNCONFIRMED) {
-    d->lock = LOCK_NONE;
+    if (d->lock == LOCK_MISSED) d->lock = LOCK_NONE;
     return;
   }
   const lock_state was = d->lock;
-  d->lock = LOCK_NONE;
+  d->lock = LOCK_RELEASED;
   if (!EPHPM_KV_OPS_HAS(ops, del_if_eq)) {
     /* Only if the table changed under this request (a lock is never taken
      * without del_if_eq). */
@@ -276,11 +284,16 @@ static zend_result apply_lock_failure(ephpm_ps_data *d, const char *reason, zend
   d->lock = LOCK_MISSED;
   switch (EPHPM_G(session_lock_failure)) {
     case EPHPM_LOCK_FAILURE_FAIL:
+      /* session_start() fails; the calls a user's error handler makes before
+       * it returns must not change the data either. */
+      d->readonly = true;
+      d->readonly_policy = "fail";
       php_error_docref(NULL, E_WARNING, "Session %s: %s; gave up%s (ephpm.session_lock_failure=fail)",
                        sid_for_messages(d), reason, after);
       return FAILURE;
     case EPHPM_LOCK_FAILURE_READONLY:
       d->readonly = true;
+      d->readonly_policy = "readonly";
       php_error_docref(NULL, E_WARNING,
                        "Session %s: %s; reading without it%s, the data will not be written "
                        "(ephpm.session_lock_failure=readonly)",
@@ -303,6 +316,7 @@ static void switch_sid(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_string *k
   if (d->sid != NULL && zend_string_equals(d->sid, key)) return;
   if (d->sid != NULL) release_lock(ops, d);
   use_sid(d, key);
+  d->lock = LOCK_NONE;  /* no lock was taken for this id */
 }
 
 
@@ -335,10 +349,11 @@ PS_READ_FUNC(ephpm) {
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (d == NULL || ops == NULL) return FAILURE;
   switch_sid(ops, d, key);
-  /* Read again (session_reset()) after the lock wait ran out: wait again,
-   * and apply ephpm.session_lock_failure afresh. */
-  if (d->lock == LOCK_MISSED) d->lock = LOCK_NONE;
+  /* Read again (session_reset()) after running without the lock, or after
+   * giving it back: try again, and apply ephpm.session_lock_failure afresh. */
+  if (d->lock == LOCK_MISSED || d->lock == LOCK_RELEASED) d->lock = LOCK_NONE;
   d->readonly = false;
+  d->readonly_policy = NULL;
 
   if (EPHPM_G(session_locking) && d->lock == LOCK_NONE) {
     char why[256];
@@ -436,19 +451,85 @@ static zend_result write_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_st
   return SUCCESS;
 }
 
+/* Whether this request may change the stored data now; warns why not. */
+static bool may_change(const ephpm_ps_data *d, const char *what) {
+  if (d->readonly) {
+    php_error_docref(NULL, E_WARNING,
+                     "Session %s: the data was not %s: the session lock was not acquired "
+                     "(ephpm.session_lock_failure=%s)",
+                     sid_for_messages(d), what, d->readonly_policy);
+    return false;
+  }
+  if (d->lock == LOCK_RELEASED) {
+    /* After a destroy or a failed read (PHP closes the session next): only
+     * user code run by a message gets here. */
+    php_error_docref(NULL, E_WARNING,
+                     "Session %s: the data was not %s: this request has released the session "
+                     "lock, which another request may hold now",
+                     sid_for_messages(d), what);
+    return false;
+  }
+  return true;
+}
+
 PS_WRITE_FUNC(ephpm) {
   ephpm_ps_data *d = PS_GET_MOD_DATA();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (d == NULL || ops == NULL) return FAILURE;
   switch_sid(ops, d, key);
-  if (d->readonly) {
-    php_error_docref(NULL, E_WARNING,
-                     "Session %s: the data was not written: the session lock was not acquired "
-                     "(ephpm.session_lock_failure=readonly)",
-                     ZSTR_VAL(key));
-    return SUCCESS;
+  if (!may_change(d, "written")) {
+    /* readonly's documented outcome is a warning, not a failed write */
+    return d->readonly ? SUCCESS : FAILURE;
   }
   return write_data(ops, d, val, maxlifetime);
+}
+
+/* Deletes the data: fenced by the lock when this request holds it. */
+static zend_result destroy_data(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
+  if (!may_change(d, "destroyed")) return FAILURE;
+  int st;
+  if (d->lock == LOCK_HELD) {
+    int matched = 0;
+    if (EPHPM_KV_OPS_HAS(ops, del_if_guard_eq)) {
+      int removed = 0;
+      st = ops->del_if_guard_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token,
+                                32, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &matched,
+                                &removed);
+    } else if (EPHPM_KV_OPS_HAS(ops, set_if_eq)) {
+      /* A host from before del_if_guard_eq: the fenced write of empty data
+       * (what a missing session reads as) that expires after 1 ms, one
+       * atomic decision all the same. */
+      st = ops->set_if_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token, 32,
+                          ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), "", 0, 1, &matched);
+    } else {
+      /* Only if the table changed under this request. */
+      php_error_docref(NULL, E_WARNING,
+                       "Session %s: the session was not destroyed: the ops table has no fenced "
+                       "delete or write, so the destroy cannot be fenced",
+                       sid_for_messages(d));
+      return FAILURE;
+    }
+    if (st == EPHPM_KV_OK && !matched) {
+      atomic_fetch_add(&counter_fenced, 1);
+      php_error_docref(NULL, E_WARNING,
+                       "Session %s: the session was not destroyed: this request no longer holds "
+                       "the session lock (it ran past ephpm.session_lock_ttl_ms=" ZEND_LONG_FMT
+                       " and another request took it); that request's data is kept",
+                       sid_for_messages(d), EPHPM_G(session_lock_ttl_ms));
+      return FAILURE;
+    }
+  } else {
+    /* No lock (locking off, proceed without it, an unconfirmed grant): the
+     * plain delete, the same trade the write makes. */
+    int64_t removed = 0;
+    st = ops->del(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &removed);
+  }
+  if (st != EPHPM_KV_OK) {
+    php_error_docref(NULL, E_WARNING, "Session %s: destroying the session failed: %s",
+                     sid_for_messages(d), ephpm_kv_status_name(st));
+    return FAILURE;
+  }
+  return SUCCESS;
 }
 
 PS_DESTROY_FUNC(ephpm) {
@@ -456,15 +537,9 @@ PS_DESTROY_FUNC(ephpm) {
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (d == NULL || ops == NULL) return FAILURE;
   switch_sid(ops, d, key);
-  int64_t removed = 0;
-  const int st = ops->del(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &removed);
+  const zend_result result = destroy_data(ops, d);
   release_lock(ops, d);
-  if (st != EPHPM_KV_OK) {
-    php_error_docref(NULL, E_WARNING, "Session %s: destroying the session failed: %s",
-                     ZSTR_VAL(key), ephpm_kv_status_name(st));
-    return FAILURE;
-  }
-  return SUCCESS;
+  return result;
 }
 
 PS_GC_FUNC(ephpm) {
@@ -539,7 +614,9 @@ PS_UPDATE_TIMESTAMP_FUNC(ephpm) {
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (d == NULL || ops == NULL) return FAILURE;
   switch_sid(ops, d, key);
+  /* readonly skips the refresh without a word (the data is unchanged) */
   if (d->readonly) return SUCCESS;
+  if (!may_change(d, "written")) return FAILURE;
   return refresh_data(ops, d, val, maxlifetime);
 }
 
