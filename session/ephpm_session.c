@@ -548,15 +548,26 @@ static bool may_change(const ephpm_ps_data *d, const char *what, ps_messages *m)
 }
 
 /* Whether the data PHP hands to PS_WRITE / PS_UPDATE_TIMESTAMP must not be
- * stored; notes why.  Reached only through user code: PS_READ is still
- * emitting its messages (see PS_READ), $_SESSION does not hold the data yet,
- * and writing it would store that emptiness. */
+ * stored; notes why.  Two cases, both reached only through user code:
+ *  - PS_READ is still emitting its messages (see PS_READ): $_SESSION does not
+ *    hold the data yet, and writing it would store that emptiness;
+ *  - an exception is pending: PHP encodes $_SESSION, a __sleep() or
+ *    __serialize() threw, and PHP passes on what the encoder had produced so
+ *    far (PHP 8.2 does not check), a truncated value that would not even
+ *    decode. */
 static bool data_unfit(zend_string *key, ps_messages *m) {
   if (EPHPM_G(session_reads_in_progress) > 0) {
     note(m, E_WARNING,
          "Session %s: the data was not written: the session was still being read (a session "
          "function was called from an error handler during the read), so $_SESSION does not "
          "hold its data yet; the stored data is kept",
+         ZSTR_VAL(key));
+    return true;
+  }
+  if (EG(exception) != NULL) {
+    note(m, E_WARNING,
+         "Session %s: the data was not written: an exception was thrown while it was encoded, "
+         "so it may be incomplete; the stored data is kept",
          ZSTR_VAL(key));
     return true;
   }
