@@ -64,18 +64,21 @@ static void refuse_setting(zend_ini_entry *entry, zend_string *new_value, const 
              ZSTR_VAL(new_value), why, entry->value ? ZSTR_VAL(entry->value) : "the default");
 }
 
-/* A whole number of milliseconds >= minimum: digits (and an optional '-', so
- * that "-1" is refused by the minimum rather than misread), nothing else. */
+/* A whole number of milliseconds from minimum to EPHPM_KV_MAX_TTL_MS, the
+ * longest TTL the store accepts (a lock TTL past it would overflow "now +
+ * ttl" in the store): digits (and an optional '-', so that "-1" is refused
+ * by the range rather than misread), nothing else. */
 static bool parse_ms(zend_string *text, zend_long minimum, zend_long *out) {
   const char *p = ZSTR_VAL(text);
   const size_t n = ZSTR_LEN(text);
   size_t i = (n > 0 && p[0] == '-') ? 1 : 0;
-  if (i == n || n > 19) return false;
+  if (i == n || n > 20) return false;
   for (; i < n; ++i) {
     if (p[i] < '0' || p[i] > '9') return false;
   }
+  /* saturates at ZEND_LONG_MIN/MAX, which the range refuses */
   const zend_long v = ZEND_STRTOL(p, NULL, 10);
-  if (v < minimum) return false;
+  if (v < minimum || v > EPHPM_KV_MAX_TTL_MS) return false;
   *out = v;
   return true;
 }
@@ -85,9 +88,11 @@ static ZEND_INI_MH(OnUpdateSessionMs) {
   const zend_long minimum = ZEND_STRTOL((const char *)mh_arg3, NULL, 10);
   zend_long v;
   if (!parse_ms(new_value, minimum, &v)) {
-    char why[96];
-    snprintf(why, sizeof why, "must be a whole number of milliseconds, at least " ZEND_LONG_FMT,
-             minimum);
+    char why[128];
+    snprintf(why, sizeof why,
+             "must be a whole number of milliseconds from " ZEND_LONG_FMT " to %" PRId64
+             " (the longest TTL the store accepts)",
+             minimum, (int64_t)EPHPM_KV_MAX_TTL_MS);
     refuse_setting(entry, new_value, why);
     return FAILURE;
   }
@@ -187,20 +192,15 @@ static bool check_key(const zend_string *key, uint32_t arg) {
   return true;
 }
 
-/* The longest TTL accepted, in ms.  The store adds the TTL to the current
- * time and refuses a sum that overflows int64 (with a bare INVALID_ARGUMENT
- * that would be misreported as an over-long value), so leave room for "now". */
-#define EPHPM_MAX_TTL_MS (INT64_MAX / 2)
-
 /* A TTL argument in units of `unit_ms` milliseconds, to milliseconds. */
 static bool ttl_to_ms(zend_long ttl, int64_t unit_ms, uint32_t arg, int64_t *ms) {
   if (ttl < 0) {
     zend_argument_value_error(arg, "must be greater than or equal to 0");
     return false;
   }
-  if (ttl > EPHPM_MAX_TTL_MS / unit_ms) {
+  if (ttl > EPHPM_KV_MAX_TTL_MS / unit_ms) {
     zend_argument_value_error(arg, "must be less than or equal to " ZEND_LONG_FMT,
-                              (zend_long)(EPHPM_MAX_TTL_MS / unit_ms));
+                              (zend_long)(EPHPM_KV_MAX_TTL_MS / unit_ms));
     return false;
   }
   *ms = (int64_t)ttl * unit_ms;
