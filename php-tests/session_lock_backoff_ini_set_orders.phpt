@@ -47,14 +47,14 @@ restore('min'); restore('max'); show();
   50..500: 50, 100, 200
   ini_restore(min)
   ini_restore(max)
-  10..100: 10, 20, 40, 80, 100, 100, 100
+  10..100: 10, 20, 40, 80, 100...
 -- max then min, both in line
   ini_set(max, 500): was 100
   ini_set(min, 200): was 10
   200..500: 200
   ini_restore(min)
   ini_restore(max)
-  10..100: 10, 20, 40, 80, 100, 100, 100
+  10..100: 10, 20, 40, 80, 100...
 -- min above max, then max below min: both refused
 
 Warning: Invalid ephpm.session_lock_backoff_min_ms value "500": must be at most ephpm.session_lock_backoff_max_ms (100); keeping 10 in %s on line %d
@@ -62,7 +62,7 @@ Warning: Invalid ephpm.session_lock_backoff_min_ms value "500": must be at most 
 
 Warning: Invalid ephpm.session_lock_backoff_max_ms value "5": must be at least ephpm.session_lock_backoff_min_ms (10); keeping 100 in %s on line %d
   ini_set(max, 5): refused
-  10..100: 10, 20, 40, 80, 100, 100, 100
+  10..100: 10, 20, 40, 80, 100...
 -- raised in the order that works, then undone in the order that does not
   ini_set(max, 1000): was 100
   ini_set(min, 200): was 10
@@ -73,4 +73,4 @@ Warning: Invalid ephpm.session_lock_backoff_max_ms value "100": must be at least
   200..1000: 200
   ini_restore(min)
   ini_restore(max)
-  10..100: 10, 20, 40, 80, 100, 100, 100
+  10..100: 10, 20, 40, 80, 100...

@@ -33,19 +33,19 @@ try {
   ini_set(max, 1000): was 100
   ini_set(min, 500): was 10
   500..1000
-  next request: 10..100: 10, 20, 40, 80, 100, 100, 100
+  next request: 10..100: 10, 20, 40, 80, 100...
 -- min:1,max:5
   ini_set(min, 1): was 10
   ini_set(max, 5): was 100
   1..5
-  next request: 10..100: 10, 20, 40, 80, 100, 100, 100
+  next request: 10..100: 10, 20, 40, 80, 100...
 -- min:50,max:500
   ini_set(min, 50): was 10
   ini_set(max, 500): was 100
   50..500
-  next request: 10..100: 10, 20, 40, 80, 100, 100, 100
+  next request: 10..100: 10, 20, 40, 80, 100...
 -- max:500,min:200
   ini_set(max, 500): was 100
   ini_set(min, 200): was 10
   200..500
-  next request: 10..100: 10, 20, 40, 80, 100, 100, 100
+  next request: 10..100: 10, 20, 40, 80, 100...

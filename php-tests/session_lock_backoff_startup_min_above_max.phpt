@@ -20,4 +20,4 @@ echo backoff_steps('b1', 500), "\n";
 --EXPECT--
 Warning: Invalid ephpm.session_lock_backoff_min_ms value "500": must be at most ephpm.session_lock_backoff_max_ms (100); keeping 10 in Unknown on line 0
 10..100
-10, 20, 40, 80, 100, 100, 100
+10, 20, 40, 80, 100...

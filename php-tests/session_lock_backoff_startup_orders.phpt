@@ -42,19 +42,19 @@ foreach ($cases as $case) {
 --EXPECT--
 -- min=500
 Warning: Invalid ephpm.session_lock_backoff_min_ms value "500": must be at most ephpm.session_lock_backoff_max_ms (100); keeping 10 in Unknown on line 0
-10..100: 10, 20, 40, 80, 100, 100, 100
+10..100: 10, 20, 40, 80, 100...
 -- max=5
 Warning: Invalid ephpm.session_lock_backoff_max_ms value "5": must be at least ephpm.session_lock_backoff_min_ms (10); keeping 100 in Unknown on line 0
-10..100: 10, 20, 40, 80, 100, 100, 100
+10..100: 10, 20, 40, 80, 100...
 -- min=500 max=50
 Warning: Invalid ephpm.session_lock_backoff_min_ms and ephpm.session_lock_backoff_max_ms values "500" and "50": the minimum must not exceed the maximum; keeping 10 and 100 in Unknown on line 0
-10..100: 10, 20, 40, 80, 100, 100, 100
+10..100: 10, 20, 40, 80, 100...
 -- max=50 min=500
 Warning: Invalid ephpm.session_lock_backoff_min_ms and ephpm.session_lock_backoff_max_ms values "500" and "50": the minimum must not exceed the maximum; keeping 10 and 100 in Unknown on line 0
-10..100: 10, 20, 40, 80, 100, 100, 100
+10..100: 10, 20, 40, 80, 100...
 -- min=50 max=500
 50..500: 50, 100, 200
 -- max=500 min=50
 50..500: 50, 100, 200
 -- min=200 max=200
-200..200: 200, 200
+200..200: 200...
