@@ -64,19 +64,51 @@ static void refuse_setting(zend_ini_entry *entry, zend_string *new_value, const 
              ZSTR_VAL(new_value), why, entry->value ? ZSTR_VAL(entry->value) : "the default");
 }
 
-/* A whole number of milliseconds >= minimum: digits (and an optional '-', so
- * that "-1" is refused by the minimum rather than misread), nothing else. */
+/* A whole number of milliseconds from minimum to EPHPM_KV_MAX_TTL_MS, the
+ * longest TTL the store accepts (a lock TTL past it would overflow "now +
+ * ttl" in the store): digits (and an optional '-', so that "-1" is refused
+ * by the range rather than misread), nothing else. */
 static bool parse_ms(zend_string *text, zend_long minimum, zend_long *out) {
   const char *p = ZSTR_VAL(text);
   const size_t n = ZSTR_LEN(text);
   size_t i = (n > 0 && p[0] == '-') ? 1 : 0;
-  if (i == n || n > 19) return false;
+  if (i == n || n > 20) return false;
   for (; i < n; ++i) {
     if (p[i] < '0' || p[i] > '9') return false;
   }
+  /* saturates at ZEND_LONG_MIN/MAX, which the range refuses */
   const zend_long v = ZEND_STRTOL(p, NULL, 10);
-  if (v < minimum) return false;
+  if (v < minimum || v > EPHPM_KV_MAX_TTL_MS) return false;
   *out = v;
+  return true;
+}
+
+/* The backoff bounds must stay ordered: min <= max.  Checked when one of
+ * them changes in a request (ini_set, ini_restore, a per-directory setting).
+ * Not at startup, where the entries are registered one by one (min before
+ * max: a check there would compare min with a max that is still 0, or max
+ * with a min the pair check then refuses); check_backoff_pair() checks the
+ * pair once both are in.  Not when a request's changes are undone either:
+ * they are undone one by one, in the order they were made, and every
+ * intermediate pair may be inverted while the end state is the startup
+ * pair; a refused restore would leave the global out of step with the
+ * entry. */
+static bool backoff_order_ok(zend_ini_entry *entry, zend_string *new_value, zend_long *field,
+                             zend_long v, int stage) {
+  if (stage == ZEND_INI_STAGE_STARTUP || stage == ZEND_INI_STAGE_DEACTIVATE) return true;
+  char why[96];
+  if (field == &EPHPM_G(session_lock_backoff_max_ms) && v < EPHPM_G(session_lock_backoff_min_ms)) {
+    snprintf(why, sizeof why, "must be at least ephpm.session_lock_backoff_min_ms (" ZEND_LONG_FMT
+             ")", EPHPM_G(session_lock_backoff_min_ms));
+    refuse_setting(entry, new_value, why);
+    return false;
+  }
+  if (field == &EPHPM_G(session_lock_backoff_min_ms) && v > EPHPM_G(session_lock_backoff_max_ms)) {
+    snprintf(why, sizeof why, "must be at most ephpm.session_lock_backoff_max_ms (" ZEND_LONG_FMT
+             ")", EPHPM_G(session_lock_backoff_max_ms));
+    refuse_setting(entry, new_value, why);
+    return false;
+  }
   return true;
 }
 
@@ -85,29 +117,16 @@ static ZEND_INI_MH(OnUpdateSessionMs) {
   const zend_long minimum = ZEND_STRTOL((const char *)mh_arg3, NULL, 10);
   zend_long v;
   if (!parse_ms(new_value, minimum, &v)) {
-    char why[96];
-    snprintf(why, sizeof why, "must be a whole number of milliseconds, at least " ZEND_LONG_FMT,
-             minimum);
+    char why[128];
+    snprintf(why, sizeof why,
+             "must be a whole number of milliseconds from " ZEND_LONG_FMT " to %" PRId64
+             " (the longest TTL the store accepts)",
+             minimum, (int64_t)EPHPM_KV_MAX_TTL_MS);
     refuse_setting(entry, new_value, why);
     return FAILURE;
   }
   zend_long *field = (zend_long *)ZEND_INI_GET_ADDR();
-  /* The backoff bounds must stay ordered. */
-  if (field == &EPHPM_G(session_lock_backoff_max_ms) && v < EPHPM_G(session_lock_backoff_min_ms)) {
-    char why[96];
-    snprintf(why, sizeof why, "must be at least ephpm.session_lock_backoff_min_ms (" ZEND_LONG_FMT
-             ")", EPHPM_G(session_lock_backoff_min_ms));
-    refuse_setting(entry, new_value, why);
-    return FAILURE;
-  }
-  if (field == &EPHPM_G(session_lock_backoff_min_ms) && stage != ZEND_INI_STAGE_STARTUP &&
-      v > EPHPM_G(session_lock_backoff_max_ms)) {
-    char why[96];
-    snprintf(why, sizeof why, "must be at most ephpm.session_lock_backoff_max_ms (" ZEND_LONG_FMT
-             ")", EPHPM_G(session_lock_backoff_max_ms));
-    refuse_setting(entry, new_value, why);
-    return FAILURE;
-  }
+  if (!backoff_order_ok(entry, new_value, field, v, stage)) return FAILURE;
   *field = v;
   return SUCCESS;
 }
@@ -117,6 +136,9 @@ static ZEND_INI_MH(OnUpdateSessionMs) {
 #else
 #define EPHPM_GLOBALS_BASE ((void *)&ephpm_globals)
 #endif
+
+#define EPHPM_BACKOFF_MIN_DEFAULT "10"
+#define EPHPM_BACKOFF_MAX_DEFAULT "100"
 
 /* "ephpm.session_lock_<name>_ms", at least `minimum` (a string literal). */
 #define EPHPM_SESSION_MS_INI(name, default, minimum)                                      \
@@ -167,8 +189,8 @@ STD_PHP_INI_BOOLEAN("ephpm.session_locking", "1", PHP_INI_ALL, OnUpdateBool, ses
                     zend_ephpm_globals, ephpm_globals)
 EPHPM_SESSION_MS_INI(ttl, "30000", "1")
 EPHPM_SESSION_MS_INI(wait, "30000", "0")
-EPHPM_SESSION_MS_INI(backoff_min, "10", "1")
-EPHPM_SESSION_MS_INI(backoff_max, "100", "1")
+EPHPM_SESSION_MS_INI(backoff_min, EPHPM_BACKOFF_MIN_DEFAULT, "1")
+EPHPM_SESSION_MS_INI(backoff_max, EPHPM_BACKOFF_MAX_DEFAULT, "1")
 STD_PHP_INI_ENTRY("ephpm.session_lock_failure", "proceed", PHP_INI_ALL, OnUpdateLockFailure,
                   session_lock_failure, zend_ephpm_globals, ephpm_globals)
 PHP_INI_END()
@@ -187,20 +209,15 @@ static bool check_key(const zend_string *key, uint32_t arg) {
   return true;
 }
 
-/* The longest TTL accepted, in ms.  The store adds the TTL to the current
- * time and refuses a sum that overflows int64 (with a bare INVALID_ARGUMENT
- * that would be misreported as an over-long value), so leave room for "now". */
-#define EPHPM_MAX_TTL_MS (INT64_MAX / 2)
-
 /* A TTL argument in units of `unit_ms` milliseconds, to milliseconds. */
 static bool ttl_to_ms(zend_long ttl, int64_t unit_ms, uint32_t arg, int64_t *ms) {
   if (ttl < 0) {
     zend_argument_value_error(arg, "must be greater than or equal to 0");
     return false;
   }
-  if (ttl > EPHPM_MAX_TTL_MS / unit_ms) {
+  if (ttl > EPHPM_KV_MAX_TTL_MS / unit_ms) {
     zend_argument_value_error(arg, "must be less than or equal to " ZEND_LONG_FMT,
-                              (zend_long)(EPHPM_MAX_TTL_MS / unit_ms));
+                              (zend_long)(EPHPM_KV_MAX_TTL_MS / unit_ms));
     return false;
   }
   *ms = (int64_t)ttl * unit_ms;
@@ -801,8 +818,56 @@ static bool sapi_is_multi_process(void) {
   return false;
 }
 
+/* Puts an entry back to its default at startup: the entry's value and the
+ * global both, so that ini_get() and the handler agree. */
+static void reset_to_default(const char *name, const char *default_value) {
+  zend_ini_entry *entry = zend_hash_str_find_ptr(EG(ini_directives), name, strlen(name));
+  if (entry == NULL) return;
+  zend_string *value = zend_string_init_interned(default_value, strlen(default_value), 1);
+  entry->on_modify(entry, value, entry->mh_arg1, entry->mh_arg2, entry->mh_arg3,
+                   ZEND_INI_STAGE_STARTUP);
+  if (entry->value != NULL) zend_string_release(entry->value);
+  entry->value = value;
+}
+
+/* The startup half of backoff_order_ok(), once both bounds are registered.
+ * Which of two settings is wrong cannot be known, so an inverted pair is
+ * refused as set: the bound (or both bounds) not at its default goes back to
+ * it, and the defaults are ordered. */
+static void check_backoff_pair(void) {
+  const zend_long min = EPHPM_G(session_lock_backoff_min_ms);
+  const zend_long max = EPHPM_G(session_lock_backoff_max_ms);
+  if (min <= max) return;
+  const bool min_set = min != ZEND_STRTOL(EPHPM_BACKOFF_MIN_DEFAULT, NULL, 10);
+  const bool max_set = max != ZEND_STRTOL(EPHPM_BACKOFF_MAX_DEFAULT, NULL, 10);
+  char why[320];
+  if (min_set && max_set) {
+    snprintf(why, sizeof why,
+             "Invalid ephpm.session_lock_backoff_min_ms and ephpm.session_lock_backoff_max_ms "
+             "values \"" ZEND_LONG_FMT "\" and \"" ZEND_LONG_FMT "\": the minimum must not exceed "
+             "the maximum; keeping " EPHPM_BACKOFF_MIN_DEFAULT " and " EPHPM_BACKOFF_MAX_DEFAULT,
+             min, max);
+  } else if (min_set) {
+    snprintf(why, sizeof why,
+             "Invalid ephpm.session_lock_backoff_min_ms value \"" ZEND_LONG_FMT
+             "\": must be at most ephpm.session_lock_backoff_max_ms (" ZEND_LONG_FMT
+             "); keeping " EPHPM_BACKOFF_MIN_DEFAULT,
+             min, max);
+  } else {
+    snprintf(why, sizeof why,
+             "Invalid ephpm.session_lock_backoff_max_ms value \"" ZEND_LONG_FMT
+             "\": must be at least ephpm.session_lock_backoff_min_ms (" ZEND_LONG_FMT
+             "); keeping " EPHPM_BACKOFF_MAX_DEFAULT,
+             max, min);
+  }
+  if (min_set) reset_to_default("ephpm.session_lock_backoff_min_ms", EPHPM_BACKOFF_MIN_DEFAULT);
+  if (max_set) reset_to_default("ephpm.session_lock_backoff_max_ms", EPHPM_BACKOFF_MAX_DEFAULT);
+  zend_error(E_WARNING, "%s", why);
+}
+
 static PHP_MINIT_FUNCTION(ephpm) {
   REGISTER_INI_ENTRIES();
+  check_backoff_pair();
   if (php_session_register_module(&ps_mod_ephpm) == FAILURE) return FAILURE;
 #ifdef EPHPM_TEST_HOOKS
   ephpm_test_hooks_register(module_number);

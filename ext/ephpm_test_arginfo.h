@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: bbe2feac2623d65b1efb4d6057ea1f37d482e8ef */
+ * Stub hash: da0ed3c57d54ae5b0e7ad7365e9018d00fd88733 */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_test_install_host_ops, 0, 1, IS_VOID, 0)
 	ZEND_ARG_TYPE_INFO(0, variant, IS_STRING, 0)

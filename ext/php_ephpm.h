@@ -24,6 +24,10 @@ ZEND_BEGIN_MODULE_GLOBALS(ephpm)
   zend_long session_lock_backoff_min_ms;
   zend_long session_lock_backoff_max_ms;
   zend_long session_lock_failure; /* ephpm_lock_failure */
+
+  /* PS_READ calls emitting their messages (which may run user code) before
+   * PHP has the data they read: the handler refuses writes meanwhile. */
+  int session_reads_in_progress;
 ZEND_END_MODULE_GLOBALS(ephpm)
 
 ZEND_EXTERN_MODULE_GLOBALS(ephpm)

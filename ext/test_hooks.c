@@ -22,7 +22,7 @@
 static ephpm_kv_ops real_ops;     /* the standalone table the variant wraps */
 static ephpm_kv_ops variant_ops;  /* what was installed */
 static zend_long calls_set_nx, calls_del_if_eq, calls_set_if_eq, calls_del, calls_get,
-    calls_get_from_owner;
+    calls_get_from_owner, calls_del_if_guard_eq;
 
 typedef enum {
   FORWARD,
@@ -30,7 +30,9 @@ typedef enum {
   UNREACHABLE_LANDED,
   WRONG_TYPE,
   GET_FAILS,
-  OWNER_READ_UNREACHABLE /* only get_from_owner cannot reach the owner */
+  OWNER_READ_UNREACHABLE, /* only get_from_owner cannot reach the owner */
+  LOCK_OOM,               /* set_nx reports OUT_OF_MEMORY and changes nothing */
+  WRITE_OOM               /* set and set_if_eq report OUT_OF_MEMORY, change nothing */
 } behaviour;
 static behaviour mode;
 
@@ -38,6 +40,7 @@ static int v_set_nx(void *ctx, const char *k, size_t kl, const char *v, size_t v
                     int *inserted) {
   ++calls_set_nx;
   if (mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
+  if (mode == LOCK_OOM) return EPHPM_KV_OUT_OF_MEMORY;
   const int st = real_ops.set_nx(ctx, k, kl, v, vl, ttl, inserted);
   return mode == UNREACHABLE_LANDED ? EPHPM_KV_OWNER_UNREACHABLE : st;
 }
@@ -55,12 +58,26 @@ static int v_set_if_eq(void *ctx, const char *g, size_t gl, const char *t, size_
                        int *written) {
   ++calls_set_if_eq;
   if (mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
+  if (mode == WRITE_OOM) return EPHPM_KV_OUT_OF_MEMORY;
   return real_ops.set_if_eq(ctx, g, gl, t, tl, k, kl, v, vl, ttl, written);
+}
+
+static int v_set(void *ctx, const char *k, size_t kl, const char *v, size_t vl, int64_t ttl) {
+  if (mode == WRITE_OOM) return EPHPM_KV_OUT_OF_MEMORY;
+  return real_ops.set(ctx, k, kl, v, vl, ttl);
 }
 
 static int v_del(void *ctx, const char *k, size_t kl, int64_t *removed) {
   ++calls_del;
   return real_ops.del(ctx, k, kl, removed);
+}
+
+static int v_del_if_guard_eq(void *ctx, const char *g, size_t gl, const char *t, size_t tl,
+                             const char *k, size_t kl, int *matched, int *removed) {
+  ++calls_del_if_guard_eq;
+  if (mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
+  if (mode == WRONG_TYPE) return EPHPM_KV_WRONG_TYPE;
+  return real_ops.del_if_guard_eq(ctx, g, gl, t, tl, k, kl, matched, removed);
 }
 
 static int v_get(void *ctx, const char *k, size_t kl, char **v, size_t *vl) {
@@ -95,7 +112,8 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
   const char *v = ZSTR_VAL(variant);
   static const char *const known[] = {"standalone", "full", "short", "tiny", "abi",
                                       "unreachable", "unreachable_landed", "wrongtype",
-                                      "get_fails", "owner_read_unreachable"};
+                                      "get_fails", "owner_read_unreachable", "no_guard_delete",
+                                      "lock_oom", "write_oom", "no_persist"};
   bool is_known = false;
   for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) {
     if (strcmp(v, known[i]) == 0) is_known = true;
@@ -110,6 +128,7 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
   if (real == NULL) RETURN_THROWS();
   real_ops = *real;
   variant_ops = *real;
+  variant_ops.set = v_set;
   variant_ops.set_nx = v_set_nx;
   variant_ops.del_if_eq = v_del_if_eq;
   variant_ops.set_if_eq = v_set_if_eq;
@@ -118,8 +137,9 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
   variant_ops.get_into = v_get_into;
   variant_ops.incr_by = v_incr_by;
   variant_ops.get_from_owner = v_get_from_owner;
+  variant_ops.del_if_guard_eq = v_del_if_guard_eq;
   calls_set_nx = calls_del_if_eq = calls_set_if_eq = calls_del = calls_get =
-      calls_get_from_owner = 0;
+      calls_get_from_owner = calls_del_if_guard_eq = 0;
   mode = FORWARD;
   if (strcmp(v, "full") == 0) {
   } else if (strcmp(v, "short") == 0) {
@@ -138,6 +158,14 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
     mode = GET_FAILS;
   } else if (strcmp(v, "owner_read_unreachable") == 0) {
     mode = OWNER_READ_UNREACHABLE;
+  } else if (strcmp(v, "lock_oom") == 0) {
+    mode = LOCK_OOM;
+  } else if (strcmp(v, "write_oom") == 0) {
+    mode = WRITE_OOM;
+  } else if (strcmp(v, "no_persist") == 0) {
+    variant_ops.size = offsetof(ephpm_kv_ops, persist);
+  } else if (strcmp(v, "no_guard_delete") == 0) {
+    variant_ops.size = offsetof(ephpm_kv_ops, del_if_guard_eq);
   }
   ephpm_set_kv_ops(&variant_ops);
 }
@@ -151,6 +179,7 @@ PHP_FUNCTION(ephpm_test_op_calls) {
   add_assoc_long(return_value, "del", calls_del);
   add_assoc_long(return_value, "get", calls_get);
   add_assoc_long(return_value, "get_from_owner", calls_get_from_owner);
+  add_assoc_long(return_value, "del_if_guard_eq", calls_del_if_guard_eq);
 }
 
 /* ---- the session lock's waits ---------------------------------------------- */

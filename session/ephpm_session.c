@@ -8,20 +8,32 @@
  *    (ephpm.session_lock_ttl_ms).  On contention it waits on the lock key
  *    through the store's wait op, backing off from
  *    ephpm.session_lock_backoff_min_ms, doubling to _max_ms, for at most
- *    ephpm.session_lock_wait_ms; a release wakes it at once.
+ *    ephpm.session_lock_wait_ms; a release wakes it at once.  When the wait
+ *    runs out, or the attempt fails for another reason (out of memory, the
+ *    CSPRNG, a host table without the lock's ops), ephpm.session_lock_failure
+ *    decides: proceed, readonly or fail.
  *  - PS_WRITE writes with set_if_eq: only while the lock still holds this
  *    request's token, so a request that ran past its TTL cannot overwrite the
- *    data of the request that holds the lock now.
+ *    data of the request that holds the lock now.  PS_DESTROY deletes with
+ *    del_if_guard_eq under the same fence.
  *  - PS_CLOSE (PHP calls it at request shutdown, after fatal errors too)
  *    releases with del_if_eq and the token, never a plain delete.
  *
  * Per-request state lives in the module data; PS_OPEN sets it and PS_CLOSE
- * clears it, so PHP calls close exactly once per open. */
+ * clears it, so PHP calls close exactly once per open.
+ *
+ * No user code before the state is final: a warning runs the user's error
+ * handler, which may call session_write_close(), session_destroy(), ...  and
+ * so run PS_CLOSE, which frees the module data, or PS_OPEN/PS_READ for
+ * another id.  So a callback never warns while it still needs its state: it
+ * collects its messages in a local list and emits them as its very last step,
+ * after which it touches nothing but its locals. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +49,11 @@
 
 /* The lock's state in this request. */
 typedef enum {
-  LOCK_NONE,        /* no lock: locking off, not read yet, or released */
+  LOCK_NONE,        /* no lock: locking off, not read yet, or a fresh id */
   LOCK_HELD,        /* our token is the lock's value */
   LOCK_UNCONFIRMED, /* the owner was unreachable: our token may have landed */
-  LOCK_MISSED       /* contention outlasted the wait; running without it */
+  LOCK_MISSED,      /* the wait ran out or the attempt failed: running without it */
+  LOCK_RELEASED     /* released (destroy, a failed read): it may be another's now */
 } lock_state;
 
 typedef struct {
@@ -49,7 +62,11 @@ typedef struct {
   zend_string *lock_key;  /* "<prefix>_lock:{sid}" */
   char token[33];         /* 32 lowercase hex characters, NUL-terminated */
   lock_state lock;
-  bool readonly;          /* ephpm.session_lock_failure=readonly kicked in */
+  /* The lock was not taken and ephpm.session_lock_failure (readonly, or fail
+   * for the calls a user's error handler makes before session_start()
+   * returns false) forbids changing the stored data. */
+  bool readonly;
+  const char *readonly_policy; /* "readonly" or "fail", for messages */
 } ephpm_ps_data;
 
 static _Atomic uint64_t counter_acquired, counter_waits, counter_timeouts, counter_stale,
@@ -91,6 +108,47 @@ static const char *sid_for_messages(const ephpm_ps_data *d) {
   return d->sid ? ZSTR_VAL(d->sid) : "";
 }
 
+/* ---- messages -------------------------------------------------------------
+ * Formatted into the caller's stack frame (no allocation, so no memory_limit
+ * bailout halfway through a callback either) and emitted by finish(). */
+
+#define MSG_MAX 6
+#define MSG_LEN 768 /* a session id is at most 256 characters */
+
+typedef struct {
+  int count;
+  struct {
+    int type;
+    char text[MSG_LEN];
+  } items[MSG_MAX];
+} ps_messages;
+
+static void note(ps_messages *m, int type, const char *fmt, ...) ZEND_ATTRIBUTE_FORMAT(printf, 3, 4);
+
+static void note(ps_messages *m, int type, const char *fmt, ...) {
+  if (m->count == MSG_MAX) {
+    /* No callback notes this many; should one ever, say so in the last one. */
+    snprintf(m->items[MSG_MAX - 1].text, MSG_LEN, "further session messages were dropped");
+    return;
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(m->items[m->count].text, MSG_LEN, fmt, ap);
+  va_end(ap);
+  m->items[m->count].type = type;
+  ++m->count;
+}
+
+/* The last step of a callback: emits the messages (each may run user code)
+ * and returns `result`.  Neither the module data nor anything reached from it
+ * may be used after this. */
+static zend_result finish(const ps_messages *m, zend_result result) {
+  for (int i = 0; i < m->count; ++i) {
+    php_error_docref(NULL, m->items[i].type, "%s", m->items[i].text);
+  }
+  return result;
+}
+
 /* ---- keys ------------------------------------------------------------------ */
 
 static zend_string *make_key(const char *suffix, const zend_string *sid) {
@@ -121,44 +179,76 @@ static void use_sid(ephpm_ps_data *d, zend_string *sid) {
   d->lock_key = make_key("_lock:", sid);
 }
 
+/* session.gc_maxlifetime (seconds) as the data's TTL in ms: 0 or less means
+ * no TTL (PHP's files handler accepts these values too), and a value past
+ * the store's range is clamped to the longest TTL it accepts. */
+static int64_t data_ttl_ms(zend_long maxlifetime) {
+  if (maxlifetime <= 0) return 0;
+  if (maxlifetime > EPHPM_KV_MAX_TTL_MS / 1000) return EPHPM_KV_MAX_TTL_MS;
+  return (int64_t)maxlifetime * 1000;
+}
+
 /* ---- the lock -------------------------------------------------------------- */
 
-typedef enum { ACQ_HELD, ACQ_UNCONFIRMED, ACQ_TIMED_OUT, ACQ_FAILED } acquire_result;
+/* Whether this table has the ops a lock needs: without del_if_eq a lock
+ * could not be released safely, without set_if_eq no write fenced. */
+static bool can_lock(const ephpm_kv_ops *ops) {
+  return EPHPM_KV_OPS_HAS(ops, del_if_eq) && EPHPM_KV_OPS_HAS(ops, set_if_eq);
+}
 
-/* Releases our lock, if we may hold it, with compare-and-delete. */
-static void release_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
+/* Releases our lock, if we may hold it, with compare-and-delete.  Afterwards
+ * the data is not this request's to change (LOCK_RELEASED), whatever the
+ * release found: another request may hold the lock by now. */
+static void release_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d, ps_messages *m) {
   if (d->lock != LOCK_HELD && d->lock != LOCK_UNCONFIRMED) {
-    d->lock = LOCK_NONE;
+    if (d->lock == LOCK_MISSED) d->lock = LOCK_NONE;
     return;
   }
   const lock_state was = d->lock;
-  d->lock = LOCK_NONE;
+  d->lock = LOCK_RELEASED;
+  if (!EPHPM_KV_OPS_HAS(ops, del_if_eq)) {
+    /* Only if the table changed under this request (a lock is never taken
+     * without del_if_eq). */
+    note(m, E_WARNING,
+         "Session %s: the session lock cannot be released: the ops table has no del_if_eq "
+         "operation; it expires after ephpm.session_lock_ttl_ms",
+         sid_for_messages(d));
+    return;
+  }
   int deleted = 0;
   const int st = ops->del_if_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token,
                                 32, &deleted);
   if (st != EPHPM_KV_OK) {
-    php_error_docref(NULL, E_WARNING, "Session %s: releasing the session lock failed: %s",
-                     sid_for_messages(d), ephpm_kv_status_name(st));
+    note(m, E_WARNING, "Session %s: releasing the session lock failed: %s", sid_for_messages(d),
+         ephpm_kv_status_name(st));
     return;
   }
   if (!deleted && was == LOCK_HELD) {
     /* The lock expired and another request took it: leave it alone. */
     atomic_fetch_add(&counter_stale, 1);
-    php_error_docref(NULL, E_NOTICE,
-                     "Session %s: the session lock had expired and was taken by another "
-                     "request; it was left to that request (ephpm.session_lock_ttl_ms=" ZEND_LONG_FMT
-                     ")",
-                     sid_for_messages(d), EPHPM_G(session_lock_ttl_ms));
+    note(m, E_NOTICE,
+         "Session %s: the session lock had expired and was taken by another request; it was "
+         "left to that request (ephpm.session_lock_ttl_ms=" ZEND_LONG_FMT ")",
+         sid_for_messages(d), EPHPM_G(session_lock_ttl_ms));
   }
 }
 
-static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
+typedef enum { ACQ_HELD, ACQ_UNCONFIRMED, ACQ_TIMED_OUT, ACQ_FAILED } acquire_result;
+
+/* Takes the lock.  ACQ_FAILED (not contention: the attempt itself failed)
+ * leaves the reason in why[]; ACQ_UNCONFIRMED notes its warning. */
+static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d, ps_messages *m,
+                                   char *why, size_t why_len) {
+  if (!can_lock(ops)) {
+    snprintf(why, why_len,
+             "the session cannot be locked: the host's ops table has no del_if_eq or set_if_eq "
+             "operation (upgrade the host program)");
+    return ACQ_FAILED;
+  }
   unsigned char raw[16];
   if (php_random_bytes_silent(raw, sizeof raw) == FAILURE) {
     /* Never a weaker source: a guessable token is no lock at all. */
-    php_error_docref(NULL, E_WARNING,
-                     "Session %s: the CSPRNG failed, so the session is not locked",
-                     sid_for_messages(d));
+    snprintf(why, why_len, "the CSPRNG failed, so the session cannot be locked");
     return ACQ_FAILED;
   }
   static const char hex[] = "0123456789abcdef";
@@ -170,8 +260,13 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
 
   const int64_t ttl_ms = EPHPM_G(session_lock_ttl_ms);
   const int64_t wait_ms = EPHPM_G(session_lock_wait_ms);
-  const int64_t max_step = EPHPM_G(session_lock_backoff_max_ms);
-  int64_t step = EPHPM_G(session_lock_backoff_min_ms);
+  /* The settings keep 1 <= min <= max; should they ever not (a per-directory
+   * setting applied in an unlucky order), a step of 0 would spin at full CPU
+   * until the holder's TTL ends: never below 1 ms, never shrinking. */
+  int64_t step = EPHPM_G(session_lock_backoff_min_ms) > 0 ? EPHPM_G(session_lock_backoff_min_ms)
+                                                          : 1;
+  const int64_t max_step =
+      EPHPM_G(session_lock_backoff_max_ms) > step ? EPHPM_G(session_lock_backoff_max_ms) : step;
   int64_t spent = 0;      /* ms of waiting so far */
   uint64_t version = 0;   /* 0 = not seen: the first wait returns at once */
   bool waited = false;
@@ -185,15 +280,14 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
     if (st == EPHPM_KV_OWNER_UNREACHABLE) {
       /* Not contention: one attempt, then on without the confirmation.  The
        * token is kept: if the grant landed anyway, close releases it. */
-      php_error_docref(NULL, E_WARNING,
-                       "Session %s: the session lock's owner is unreachable, the outcome is "
-                       "unknown; proceeding without confirmation",
-                       sid_for_messages(d));
+      note(m, E_WARNING,
+           "Session %s: the session lock's owner is unreachable, the outcome is unknown; "
+           "proceeding without confirmation",
+           sid_for_messages(d));
       return ACQ_UNCONFIRMED;
     }
     if (st != EPHPM_KV_OK) {
-      php_error_docref(NULL, E_WARNING, "Session %s: taking the session lock failed: %s",
-                       sid_for_messages(d), ephpm_kv_status_name(st));
+      snprintf(why, why_len, "taking the session lock failed: %s", ephpm_kv_status_name(st));
       return ACQ_FAILED;
     }
     if (inserted) {
@@ -214,8 +308,8 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
     const int wst = sleeper(ops, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), &version,
                             timeout, &changed);
     if (wst != EPHPM_KV_OK) {
-      php_error_docref(NULL, E_WARNING, "Session %s: waiting for the session lock failed: %s",
-                       sid_for_messages(d), ephpm_kv_status_name(wst));
+      snprintf(why, why_len, "waiting for the session lock failed: %s",
+               ephpm_kv_status_name(wst));
       return ACQ_FAILED;
     }
     if (changed) {
@@ -224,8 +318,41 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
       spent += monotonic_ms() - start;
     } else {
       spent += timeout;
-      step = step * 2 < max_step ? step * 2 : max_step;
+      step = step > max_step / 2 ? max_step : step * 2;
     }
+  }
+}
+
+/* Applies ephpm.session_lock_failure to a request that runs without the
+ * lock: `reason` says why, `waited_ms` (or -1) how long it waited.  FAILURE
+ * for "fail". */
+static zend_result apply_lock_failure(ephpm_ps_data *d, const char *reason, zend_long waited_ms,
+                                      ps_messages *m) {
+  char after[48] = "";
+  if (waited_ms >= 0) snprintf(after, sizeof after, " after " ZEND_LONG_FMT " ms", waited_ms);
+  d->lock = LOCK_MISSED;
+  switch (EPHPM_G(session_lock_failure)) {
+    case EPHPM_LOCK_FAILURE_FAIL:
+      /* session_start() fails; the calls a user's error handler makes before
+       * it returns must not change the data either. */
+      d->readonly = true;
+      d->readonly_policy = "fail";
+      note(m, E_WARNING, "Session %s: %s; gave up%s (ephpm.session_lock_failure=fail)",
+           sid_for_messages(d), reason, after);
+      return FAILURE;
+    case EPHPM_LOCK_FAILURE_READONLY:
+      d->readonly = true;
+      d->readonly_policy = "readonly";
+      note(m, E_WARNING,
+           "Session %s: %s; reading without it%s, the data will not be written "
+           "(ephpm.session_lock_failure=readonly)",
+           sid_for_messages(d), reason, after);
+      return SUCCESS;
+    default:
+      note(m, E_WARNING,
+           "Session %s: %s; proceeding without it%s (ephpm.session_lock_failure=proceed)",
+           sid_for_messages(d), reason, after);
+      return SUCCESS;
   }
 }
 
@@ -234,12 +361,13 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d) {
 /* Points d at `key`.  An id other than the one this request read (and so
  * locked) first gives that lock back: a write or destroy after session_id()
  * changed, or a read after session_regenerate_id(). */
-static void switch_sid(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_string *key) {
+static void switch_sid(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_string *key,
+                       ps_messages *m) {
   if (d->sid != NULL && zend_string_equals(d->sid, key)) return;
-  if (d->sid != NULL) release_lock(ops, d);
+  if (d->sid != NULL) release_lock(ops, d, m);
   use_sid(d, key);
+  d->lock = LOCK_NONE;  /* no lock was taken for this id */
 }
-
 
 PS_OPEN_FUNC(ephpm) {
   (void)save_path;
@@ -257,26 +385,29 @@ PS_CLOSE_FUNC(ephpm) {
   ephpm_ps_data *d = PS_GET_MOD_DATA();
   if (d == NULL) return SUCCESS;
   PS_SET_MOD_DATA(NULL);
+  ps_messages m;
+  m.count = 0;
   const ephpm_kv_ops *ops = ephpm_ops_get();
-  if (ops != NULL) release_lock(ops, d);
+  if (ops != NULL) release_lock(ops, d, &m);
   forget_keys(d);
   efree(d);
-  return SUCCESS;
+  return finish(&m, SUCCESS);
 }
 
-PS_READ_FUNC(ephpm) {
-  (void)maxlifetime;
-  ephpm_ps_data *d = PS_GET_MOD_DATA();
-  const ephpm_kv_ops *ops = ephpm_ops_get();
-  if (d == NULL || ops == NULL) return FAILURE;
-  switch_sid(ops, d, key);
-  /* Read again (session_reset()) after the lock wait ran out: wait again,
-   * and apply ephpm.session_lock_failure afresh. */
-  if (d->lock == LOCK_MISSED) d->lock = LOCK_NONE;
+/* The lock and the data of PS_READ, up to the point where only messages are
+ * left to emit. */
+static zend_result read_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_string *key,
+                             zend_string **val, ps_messages *m) {
+  switch_sid(ops, d, key, m);
+  /* Read again (session_reset()) after running without the lock, or after
+   * giving it back: try again, and apply ephpm.session_lock_failure afresh. */
+  if (d->lock == LOCK_MISSED || d->lock == LOCK_RELEASED) d->lock = LOCK_NONE;
   d->readonly = false;
+  d->readonly_policy = NULL;
 
   if (EPHPM_G(session_locking) && d->lock == LOCK_NONE) {
-    switch (acquire_lock(ops, d)) {
+    char why[256];
+    switch (acquire_lock(ops, d, m, why, sizeof why)) {
       case ACQ_HELD:
         d->lock = LOCK_HELD;
         break;
@@ -284,32 +415,14 @@ PS_READ_FUNC(ephpm) {
         d->lock = LOCK_UNCONFIRMED;
         break;
       case ACQ_FAILED:
-        break;  /* warned; like the design note, on without a lock */
+        /* Not contention, but the request runs without the lock all the
+         * same: the policy decides, as for a wait that ran out. */
+        if (apply_lock_failure(d, why, -1, m) == FAILURE) return FAILURE;
+        break;
       case ACQ_TIMED_OUT:
-        d->lock = LOCK_MISSED;
-        switch (EPHPM_G(session_lock_failure)) {
-          case EPHPM_LOCK_FAILURE_FAIL:
-            php_error_docref(NULL, E_WARNING,
-                             "Session %s: the session lock is held by another request; gave up "
-                             "after " ZEND_LONG_FMT " ms (ephpm.session_lock_failure=fail)",
-                             ZSTR_VAL(key), EPHPM_G(session_lock_wait_ms));
-            return FAILURE;
-          case EPHPM_LOCK_FAILURE_READONLY:
-            php_error_docref(NULL, E_WARNING,
-                             "Session %s: the session lock is held by another request; reading "
-                             "without it after " ZEND_LONG_FMT
-                             " ms, the data will not be written "
-                             "(ephpm.session_lock_failure=readonly)",
-                             ZSTR_VAL(key), EPHPM_G(session_lock_wait_ms));
-            d->readonly = true;
-            break;
-          default:
-            php_error_docref(NULL, E_WARNING,
-                             "Session %s: the session lock is held by another request; "
-                             "proceeding without it after " ZEND_LONG_FMT
-                             " ms (ephpm.session_lock_failure=proceed)",
-                             ZSTR_VAL(key), EPHPM_G(session_lock_wait_ms));
-            break;
+        if (apply_lock_failure(d, "the session lock is held by another request",
+                               EPHPM_G(session_lock_wait_ms), m) == FAILURE) {
+          return FAILURE;
         }
         break;
     }
@@ -325,10 +438,10 @@ PS_READ_FUNC(ephpm) {
     st = ops->get_from_owner(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &value,
                              &len);
     if (st == EPHPM_KV_OWNER_UNREACHABLE) {
-      php_error_docref(NULL, E_WARNING,
-                       "Session %s: the session data's owner is unreachable; reading this "
-                       "node's copy, which may miss the latest write",
-                       sid_for_messages(d));
+      note(m, E_WARNING,
+           "Session %s: the session data's owner is unreachable; reading this node's copy, "
+           "which may miss the latest write",
+           sid_for_messages(d));
       st = ops->get(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &value, &len);
     }
   } else {
@@ -339,33 +452,66 @@ PS_READ_FUNC(ephpm) {
     return SUCCESS;
   }
   if (st != EPHPM_KV_OK) {
-    php_error_docref(NULL, E_WARNING, "Session %s: reading the session data failed: %s",
-                     ZSTR_VAL(key), ephpm_kv_status_name(st));
-    release_lock(ops, d);  /* the undo path releases by token too */
+    note(m, E_WARNING, "Session %s: reading the session data failed: %s", sid_for_messages(d),
+         ephpm_kv_status_name(st));
+    release_lock(ops, d, m);  /* the undo path releases by token too */
     return FAILURE;
   }
-  *val = zend_string_init(value, len, 0);
+  zend_string *out = zend_string_init(value, len, 0);
   free(value);
+  *val = out;
   return SUCCESS;
+}
+
+PS_READ_FUNC(ephpm) {
+  (void)maxlifetime;
+  ephpm_ps_data *d = PS_GET_MOD_DATA();
+  const ephpm_kv_ops *ops = ephpm_ops_get();
+  if (d == NULL || ops == NULL) return FAILURE;
+  ps_messages m;
+  m.count = 0;
+  const zend_result result = read_data(ops, d, key, val, &m);
+  if (m.count == 0) return result;
+  /* The user code the messages may run sees a session whose data has not
+   * reached PHP yet: $_SESSION is still empty.  A write it causes
+   * (session_write_close(), session_regenerate_id()) would store that emptiness
+   * over the session, so writes are refused until this read has returned. */
+  ++EPHPM_G(session_reads_in_progress);
+  zend_try {
+    finish(&m, result);
+  } zend_catch {
+    --EPHPM_G(session_reads_in_progress);
+    zend_bailout();
+  } zend_end_try();
+  --EPHPM_G(session_reads_in_progress);
+  return result;
 }
 
 /* Writes the data: fenced by the lock when this request holds it. */
 static zend_result write_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_string *val,
-                              zend_long maxlifetime) {
-  const int64_t ttl_ms = maxlifetime > 0 ? (int64_t)maxlifetime * 1000 : 0;
+                              zend_long maxlifetime, ps_messages *m) {
+  const int64_t ttl_ms = data_ttl_ms(maxlifetime);
   int st;
   if (d->lock == LOCK_HELD) {
+    if (!EPHPM_KV_OPS_HAS(ops, set_if_eq)) {
+      /* Only if the table changed under this request. */
+      note(m, E_WARNING,
+           "Session %s: the data was not written: the ops table has no set_if_eq operation, "
+           "so the write cannot be fenced",
+           sid_for_messages(d));
+      return FAILURE;
+    }
     int written = 0;
     st = ops->set_if_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token, 32,
                         ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), ZSTR_VAL(val),
                         ZSTR_LEN(val), ttl_ms, &written);
     if (st == EPHPM_KV_OK && !written) {
       atomic_fetch_add(&counter_fenced, 1);
-      php_error_docref(NULL, E_WARNING,
-                       "Session %s: the data was not written: this request no longer holds the "
-                       "session lock (it ran past ephpm.session_lock_ttl_ms=" ZEND_LONG_FMT
-                       " and another request took it); that request's data is kept",
-                       sid_for_messages(d), EPHPM_G(session_lock_ttl_ms));
+      note(m, E_WARNING,
+           "Session %s: the data was not written: this request no longer holds the session "
+           "lock (it ran past ephpm.session_lock_ttl_ms=" ZEND_LONG_FMT
+           " and another request took it); that request's data is kept",
+           sid_for_messages(d), EPHPM_G(session_lock_ttl_ms));
       return FAILURE;
     }
   } else {
@@ -373,42 +519,135 @@ static zend_result write_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_st
                   ZSTR_LEN(val), ttl_ms);
   }
   if (st != EPHPM_KV_OK) {
-    php_error_docref(NULL, E_WARNING, "Session %s: writing the session data failed: %s",
-                     sid_for_messages(d), ephpm_kv_status_name(st));
+    note(m, E_WARNING, "Session %s: writing the session data failed: %s", sid_for_messages(d),
+         ephpm_kv_status_name(st));
     return FAILURE;
   }
   return SUCCESS;
+}
+
+/* Whether this request may change the stored data now; notes why not. */
+static bool may_change(const ephpm_ps_data *d, const char *what, ps_messages *m) {
+  if (d->readonly) {
+    note(m, E_WARNING,
+         "Session %s: the data was not %s: the session lock was not acquired "
+         "(ephpm.session_lock_failure=%s)",
+         sid_for_messages(d), what, d->readonly_policy);
+    return false;
+  }
+  if (d->lock == LOCK_RELEASED) {
+    /* After a destroy or a failed read (PHP closes the session next): only
+     * user code run by a message gets here. */
+    note(m, E_WARNING,
+         "Session %s: the data was not %s: this request has released the session lock, which "
+         "another request may hold now",
+         sid_for_messages(d), what);
+    return false;
+  }
+  return true;
+}
+
+/* Whether the data PHP hands to PS_WRITE / PS_UPDATE_TIMESTAMP must not be
+ * stored; notes why.  Two cases, both reached only through user code:
+ *  - PS_READ is still emitting its messages (see PS_READ): $_SESSION does not
+ *    hold the data yet, and writing it would store that emptiness;
+ *  - an exception is pending: PHP encodes $_SESSION, a __sleep() or
+ *    __serialize() threw, and PHP passes on what the encoder had produced so
+ *    far (PHP 8.2 does not check), a truncated value that would not even
+ *    decode. */
+static bool data_unfit(zend_string *key, ps_messages *m) {
+  if (EPHPM_G(session_reads_in_progress) > 0) {
+    note(m, E_WARNING,
+         "Session %s: the data was not written: the session was still being read (a session "
+         "function was called from an error handler during the read), so $_SESSION does not "
+         "hold its data yet; the stored data is kept",
+         ZSTR_VAL(key));
+    return true;
+  }
+  if (EG(exception) != NULL) {
+    note(m, E_WARNING,
+         "Session %s: the data was not written: an exception was thrown while it was encoded, "
+         "so it may be incomplete; the stored data is kept",
+         ZSTR_VAL(key));
+    return true;
+  }
+  return false;
 }
 
 PS_WRITE_FUNC(ephpm) {
   ephpm_ps_data *d = PS_GET_MOD_DATA();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (d == NULL || ops == NULL) return FAILURE;
-  switch_sid(ops, d, key);
-  if (d->readonly) {
-    php_error_docref(NULL, E_WARNING,
-                     "Session %s: the data was not written: the session lock was not acquired "
-                     "(ephpm.session_lock_failure=readonly)",
-                     ZSTR_VAL(key));
-    return SUCCESS;
+  ps_messages m;
+  m.count = 0;
+  if (data_unfit(key, &m)) return finish(&m, FAILURE);
+  switch_sid(ops, d, key, &m);
+  if (!may_change(d, "written", &m)) {
+    /* readonly's documented outcome is a warning, not a failed write */
+    return finish(&m, d->readonly ? SUCCESS : FAILURE);
   }
-  return write_data(ops, d, val, maxlifetime);
+  const zend_result result = write_data(ops, d, val, maxlifetime, &m);
+  return finish(&m, result);
+}
+
+/* Deletes the data: fenced by the lock when this request holds it. */
+static zend_result destroy_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, ps_messages *m) {
+  if (!may_change(d, "destroyed", m)) return FAILURE;
+  int st;
+  if (d->lock == LOCK_HELD) {
+    int matched = 0;
+    if (EPHPM_KV_OPS_HAS(ops, del_if_guard_eq)) {
+      int removed = 0;
+      st = ops->del_if_guard_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token,
+                                32, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &matched,
+                                &removed);
+    } else if (EPHPM_KV_OPS_HAS(ops, set_if_eq)) {
+      /* A host from before del_if_guard_eq: the fenced write of empty data
+       * (what a missing session reads as) that expires after 1 ms, one
+       * atomic decision all the same. */
+      st = ops->set_if_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token, 32,
+                          ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), "", 0, 1, &matched);
+    } else {
+      /* Only if the table changed under this request. */
+      note(m, E_WARNING,
+           "Session %s: the session was not destroyed: the ops table has no fenced delete or "
+           "write, so the destroy cannot be fenced",
+           sid_for_messages(d));
+      return FAILURE;
+    }
+    if (st == EPHPM_KV_OK && !matched) {
+      atomic_fetch_add(&counter_fenced, 1);
+      note(m, E_WARNING,
+           "Session %s: the session was not destroyed: this request no longer holds the session "
+           "lock (it ran past ephpm.session_lock_ttl_ms=" ZEND_LONG_FMT
+           " and another request took it); that request's data is kept",
+           sid_for_messages(d), EPHPM_G(session_lock_ttl_ms));
+      return FAILURE;
+    }
+  } else {
+    /* No lock (locking off, proceed without it, an unconfirmed grant): the
+     * plain delete, the same trade the write makes. */
+    int64_t removed = 0;
+    st = ops->del(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &removed);
+  }
+  if (st != EPHPM_KV_OK) {
+    note(m, E_WARNING, "Session %s: destroying the session failed: %s", sid_for_messages(d),
+         ephpm_kv_status_name(st));
+    return FAILURE;
+  }
+  return SUCCESS;
 }
 
 PS_DESTROY_FUNC(ephpm) {
   ephpm_ps_data *d = PS_GET_MOD_DATA();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (d == NULL || ops == NULL) return FAILURE;
-  switch_sid(ops, d, key);
-  int64_t removed = 0;
-  const int st = ops->del(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &removed);
-  release_lock(ops, d);
-  if (st != EPHPM_KV_OK) {
-    php_error_docref(NULL, E_WARNING, "Session %s: destroying the session failed: %s",
-                     ZSTR_VAL(key), ephpm_kv_status_name(st));
-    return FAILURE;
-  }
-  return SUCCESS;
+  ps_messages m;
+  m.count = 0;
+  switch_sid(ops, d, key, &m);
+  const zend_result result = destroy_data(ops, d, &m);
+  release_lock(ops, d, &m);
+  return finish(&m, result);
 }
 
 PS_GC_FUNC(ephpm) {
@@ -424,6 +663,8 @@ PS_CREATE_SID_FUNC(ephpm) {
   if (ops == NULL) return NULL;
   /* A random id is unique in practice; check anyway, so an id that exists is
    * never handed out. */
+  ps_messages m;
+  m.count = 0;
   for (int attempt = 0; attempt < 8; ++attempt) {
     zend_string *sid = php_session_create_id(mod_data);
     if (sid == NULL) return NULL;
@@ -434,12 +675,13 @@ PS_CREATE_SID_FUNC(ephpm) {
     if (st == EPHPM_KV_OK && !exists) return sid;
     zend_string_release(sid);
     if (st != EPHPM_KV_OK) {
-      php_error_docref(NULL, E_WARNING, "Checking a new session id failed: %s",
-                       ephpm_kv_status_name(st));
+      note(&m, E_WARNING, "Checking a new session id failed: %s", ephpm_kv_status_name(st));
+      finish(&m, FAILURE);
       return NULL;
     }
   }
-  php_error_docref(NULL, E_WARNING, "Could not create a session id that is not in use");
+  note(&m, E_WARNING, "Could not create a session id that is not in use");
+  finish(&m, FAILURE);
   return NULL;
 }
 
@@ -454,19 +696,43 @@ PS_VALIDATE_SID_FUNC(ephpm) {
   return st == EPHPM_KV_OK && exists ? SUCCESS : FAILURE;
 }
 
+/* lazy_write: the data did not change, so only its TTL is refreshed; data
+ * that is gone meanwhile (expired or destroyed) is written back. */
+static zend_result refresh_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_string *val,
+                                zend_long maxlifetime, ps_messages *m) {
+  const int64_t ttl_ms = data_ttl_ms(maxlifetime);
+  int there = 0;
+  int st;
+  if (ttl_ms > 0) {
+    st = ops->expire(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), ttl_ms, &there);
+  } else if (EPHPM_KV_OPS_HAS(ops, persist)) {
+    /* No TTL.  Never expire(0): that deletes. */
+    st = ops->persist(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &there);
+    /* applied = 0 also when the data is there without a TTL already */
+    if (st == EPHPM_KV_OK && !there) {
+      st = ops->exists(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &there);
+    }
+  } else {
+    st = EPHPM_KV_OK;  /* an older host without persist: the write below drops the TTL */
+  }
+  if (st == EPHPM_KV_OK && there) return SUCCESS;
+  /* Gone, no persist, or the refresh failed: the (fenced) write decides. */
+  return write_data(ops, d, val, maxlifetime, m);
+}
+
 PS_UPDATE_TIMESTAMP_FUNC(ephpm) {
   ephpm_ps_data *d = PS_GET_MOD_DATA();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (d == NULL || ops == NULL) return FAILURE;
-  switch_sid(ops, d, key);
-  if (d->readonly) return SUCCESS;
-  /* lazy_write: the data did not change, so only its TTL is refreshed. */
-  int applied = 0;
-  const int st = ops->expire(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key),
-                             maxlifetime > 0 ? (int64_t)maxlifetime * 1000 : 0, &applied);
-  if (st == EPHPM_KV_OK && applied) return SUCCESS;
-  /* Gone meanwhile (expired or destroyed): write it back. */
-  return write_data(ops, d, val, maxlifetime);
+  ps_messages m;
+  m.count = 0;
+  if (data_unfit(key, &m)) return finish(&m, FAILURE);
+  switch_sid(ops, d, key, &m);
+  /* readonly skips the refresh without a word (the data is unchanged) */
+  if (d->readonly) return finish(&m, SUCCESS);
+  if (!may_change(d, "written", &m)) return finish(&m, FAILURE);
+  const zend_result result = refresh_data(ops, d, val, maxlifetime, &m);
+  return finish(&m, result);
 }
 
 const ps_module ps_mod_ephpm = {PS_MOD_UPDATE_TIMESTAMP(ephpm)};
