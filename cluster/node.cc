@@ -247,6 +247,7 @@ class ClusterNode::Impl {
     kIncrBy = 4,
     kGet = 5,
     kDelIfGuardEq = 6,
+    kExpireIfGuardEq = 7,
   };
 
   // A member's verdict on a decision.
@@ -644,6 +645,20 @@ class ClusterNode::Impl {
         [&] { return store_->DelIfGuardEqLocal(guard_key, token, key); });
   }
 
+  Routed<ExpireIfGuardEqOutcome> RouteExpireIfGuardEq(std::string_view guard_key,
+                                                      std::string_view token,
+                                                      std::string_view key, int64_t ttl_ms) {
+    return RouteByte<ExpireIfGuardEqOutcome>(
+        guard_key, RouteOp::kExpireIfGuardEq, ExpireIfGuardEqOutcome::kOutOfMemory,
+        [&](Writer* w) {
+          w->Str(guard_key);
+          w->Str(token);
+          w->Str(key);
+          w->I64(ttl_ms);
+        },
+        [&] { return store_->ExpireIfGuardEqLocal(guard_key, token, key, ttl_ms); });
+  }
+
   Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta) {
     const int64_t deadline = WallMs() + o_.request_timeout_ms;
     std::shared_ptr<const View> view;
@@ -733,6 +748,10 @@ class ClusterNode::Impl {
         if (!r->Str(&guard) || !r->Str(&token) || !r->Str(&key)) return false;
         routing = guard;
         break;
+      case RouteOp::kExpireIfGuardEq:
+        if (!r->Str(&guard) || !r->Str(&token) || !r->Str(&key) || !r->I64(&ttl)) return false;
+        routing = guard;
+        break;
       case RouteOp::kIncrBy:
         if (!r->Str(&key) || !r->I64(&delta)) return false;
         routing = key;
@@ -780,6 +799,11 @@ class ClusterNode::Impl {
         Decide<DelIfGuardEqOutcome>(
             routing, deadline, std::move(p.view),
             [&] { return store_->DelIfGuardEqLocal(guard, token, key); }, one_byte);
+        break;
+      case RouteOp::kExpireIfGuardEq:
+        Decide<ExpireIfGuardEqOutcome>(
+            routing, deadline, std::move(p.view),
+            [&] { return store_->ExpireIfGuardEqLocal(guard, token, key, ttl); }, one_byte);
         break;
       case RouteOp::kIncrBy:
         Decide<IncrByReply>(
@@ -2031,6 +2055,12 @@ Routed<DelIfGuardEqOutcome> ClusterNode::RouteDelIfGuardEq(std::string_view guar
                                                            std::string_view token,
                                                            std::string_view key) {
   return impl_->RouteDelIfGuardEq(guard_key, token, key);
+}
+Routed<ExpireIfGuardEqOutcome> ClusterNode::RouteExpireIfGuardEq(std::string_view guard_key,
+                                                                 std::string_view token,
+                                                                 std::string_view key,
+                                                                 int64_t ttl_ms) {
+  return impl_->RouteExpireIfGuardEq(guard_key, token, key, ttl_ms);
 }
 Routed<IncrByReply> ClusterNode::RouteIncrBy(std::string_view key, int64_t delta) {
   return impl_->RouteIncrBy(key, delta);

@@ -114,6 +114,10 @@ class ClusterNode final : public Replicator {
   Routed<DelIfGuardEqOutcome> RouteDelIfGuardEq(std::string_view guard_key,
                                                 std::string_view token,
                                                 std::string_view key) override;
+  Routed<ExpireIfGuardEqOutcome> RouteExpireIfGuardEq(std::string_view guard_key,
+                                                      std::string_view token,
+                                                      std::string_view key,
+                                                      int64_t ttl_ms) override;
   Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta) override;
   Routed<GetReply> RouteGet(std::string_view key) override;
   bool SameOwner(const std::vector<std::string_view>& keys) override;

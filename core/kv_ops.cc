@@ -232,6 +232,22 @@ int OpDelIfGuardEq(void* ctx, const char* guard, size_t guard_len, const char* t
   return EPHPM_KV_INVALID_ARGUMENT;
 }
 
+int OpExpireIfGuardEq(void* ctx, const char* guard, size_t guard_len, const char* token,
+                      size_t token_len, const char* key, size_t key_len, int64_t ttl_ms,
+                      int* matched, int* applied) {
+  switch (S(ctx)->ExpireIfGuardEq(V(guard, guard_len), V(token, token_len), V(key, key_len),
+                                  ttl_ms)) {
+    case ExpireIfGuardEqOutcome::kApplied: *matched = 1; *applied = 1; return EPHPM_KV_OK;
+    case ExpireIfGuardEqOutcome::kAbsent: *matched = 1; *applied = 0; return EPHPM_KV_OK;
+    case ExpireIfGuardEqOutcome::kNotMatched: *matched = 0; *applied = 0; return EPHPM_KV_OK;
+    case ExpireIfGuardEqOutcome::kOwnerUnreachable: return EPHPM_KV_OWNER_UNREACHABLE;
+    case ExpireIfGuardEqOutcome::kWrongType: return EPHPM_KV_WRONG_TYPE;
+    case ExpireIfGuardEqOutcome::kInvalidArgument: return EPHPM_KV_INVALID_ARGUMENT;
+    case ExpireIfGuardEqOutcome::kOutOfMemory: return EPHPM_KV_OUT_OF_MEMORY;
+  }
+  return EPHPM_KV_INVALID_ARGUMENT;
+}
+
 int OpGetInto(void* ctx, const char* key, size_t key_len, char* buf, size_t buf_len,
               size_t* value_len) {
   uint64_t n = 0;
@@ -319,6 +335,7 @@ ephpm_kv_ops MakeKvOps(Store* store) {
   ops.cluster_info = OpClusterInfo;
   ops.get_from_owner = OpGetFromOwner;
   ops.del_if_guard_eq = OpDelIfGuardEq;
+  ops.expire_if_guard_eq = OpExpireIfGuardEq;
   return ops;
 }
 

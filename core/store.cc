@@ -602,6 +602,51 @@ class Store::Impl {
     return out;
   }
 
+  ExpireIfGuardEqOutcome ExpireIfGuardEq(std::string_view guard_key, std::string_view token,
+                                         std::string_view key, int64_t ttl_ms) {
+    if (options_.replicator != nullptr) {
+      const Routed<ExpireIfGuardEqOutcome> r =
+          options_.replicator->RouteExpireIfGuardEq(guard_key, token, key, ttl_ms);
+      switch (r.where) {
+        case Routed<ExpireIfGuardEqOutcome>::Where::kLocal: break;
+        case Routed<ExpireIfGuardEqOutcome>::Where::kOwner: return r.outcome;
+        case Routed<ExpireIfGuardEqOutcome>::Where::kOwnerUnreachable:
+          return ExpireIfGuardEqOutcome::kOwnerUnreachable;
+      }
+    }
+    return ExpireIfGuardEqLocal(guard_key, token, key, ttl_ms);
+  }
+
+  ExpireIfGuardEqOutcome ExpireIfGuardEqLocal(std::string_view guard_key, std::string_view token,
+                                              std::string_view key, int64_t ttl_ms) {
+    if (!KeyOk(guard_key) || !KeyOk(key) || !ValueOk(token) || ttl_ms < 0) {
+      return ExpireIfGuardEqOutcome::kInvalidArgument;
+    }
+    const HashedKey hg = HashKey(guard_key), hk = HashKey(key);
+    Shard& g = ShardFor(hg);
+    Shard& s = ShardFor(hk);
+    bool changed_g = false, changed_s = false;
+    const ExpireIfGuardEqOutcome out = [&] {
+      PairLock l(this, &g, &s);
+      const int64_t now = clock_->NowMs();
+      int64_t at = 0;
+      if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &at)) return ExpireIfGuardEqOutcome::kInvalidArgument;
+      auto guard = FindLiveForWriteLocked(g, hg, now, &changed_g);
+      if (guard == g.map.end()) return ExpireIfGuardEqOutcome::kNotMatched;
+      if (guard->second.type != ValueType::kString) return ExpireIfGuardEqOutcome::kWrongType;
+      if (!EqualsLocked(guard->second, token)) return ExpireIfGuardEqOutcome::kNotMatched;
+      auto it = FindLiveForWriteLocked(s, hk, now, &changed_s);
+      if (it == s.map.end()) return ExpireIfGuardEqOutcome::kAbsent;
+      if (SetExpiryLocked(s, it, at) != Status::kOk) return ExpireIfGuardEqOutcome::kOutOfMemory;
+      PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
+      changed_s = true;
+      return ExpireIfGuardEqOutcome::kApplied;
+    }();
+    if (changed_g) Notify(g);
+    if (changed_s && &s != &g) Notify(s);
+    return out;
+  }
+
   Status Exists(std::string_view key, bool* exists) const {
     if (!KeyOk(key)) return Status::kInvalidArgument;
     const HashedKey hk = HashKey(key);
@@ -2689,6 +2734,20 @@ DelIfGuardEqOutcome Store::DelIfGuardEqLocal(std::string_view guard_key, std::st
                                             std::string_view key) {
   return OomGuard(DelIfGuardEqOutcome::kOutOfMemory,
                   [&] { return impl_->DelIfGuardEqLocal(guard_key, token, key); });
+}
+
+ExpireIfGuardEqOutcome Store::ExpireIfGuardEq(std::string_view guard_key,
+                                              std::string_view token, std::string_view key,
+                                              int64_t ttl_ms) {
+  return OomGuard(ExpireIfGuardEqOutcome::kOutOfMemory,
+                  [&] { return impl_->ExpireIfGuardEq(guard_key, token, key, ttl_ms); });
+}
+
+ExpireIfGuardEqOutcome Store::ExpireIfGuardEqLocal(std::string_view guard_key,
+                                                   std::string_view token, std::string_view key,
+                                                   int64_t ttl_ms) {
+  return OomGuard(ExpireIfGuardEqOutcome::kOutOfMemory,
+                  [&] { return impl_->ExpireIfGuardEqLocal(guard_key, token, key, ttl_ms); });
 }
 
 Status Store::Exists(std::string_view key, bool* exists) const {

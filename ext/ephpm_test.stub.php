@@ -17,14 +17,17 @@
  * reached the owner would), "wrongtype" (key operations report WRONGTYPE),
  * "get_fails" (only get reports WRONGTYPE, to fail a session read),
  * "owner_read_unreachable" (only get_from_owner reports an unreachable
- * owner), "no_guard_delete" (a host from before del_if_guard_eq),
+ * owner), "no_guard_delete" (a host from before del_if_guard_eq, so also
+ * without expire_if_guard_eq), "no_guard_expire" (a host from before
+ * expire_if_guard_eq),
  * "lock_oom" (set_nx reports out of memory: a lock attempt that fails for a
  * reason other than contention), "write_oom" (set and set_if_eq report out
  * of memory: a session write that fails while the lock works), "no_persist"
  * (a host table that ends before persist, so also without set_if_eq).
  * Every variant counts its calls of set_nx, del_if_eq, set_if_eq, del, get,
- * get_from_owner and del_if_guard_eq; "unreachable" and "wrongtype" fail
- * del_if_guard_eq as they fail del_if_eq.
+ * get_from_owner, del_if_guard_eq and expire_if_guard_eq; "unreachable" and
+ * "wrongtype" fail del_if_guard_eq and expire_if_guard_eq as they fail
+ * del_if_eq.
  */
 function ephpm_test_install_host_ops(string $variant): void {}
 

@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: da0ed3c57d54ae5b0e7ad7365e9018d00fd88733 */
+ * Stub hash: 4e518e4b31f7f48f90b9300b8a416e0dc4a22405 */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_test_install_host_ops, 0, 1, IS_VOID, 0)
 	ZEND_ARG_TYPE_INFO(0, variant, IS_STRING, 0)

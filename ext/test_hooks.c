@@ -22,7 +22,7 @@
 static ephpm_kv_ops real_ops;     /* the standalone table the variant wraps */
 static ephpm_kv_ops variant_ops;  /* what was installed */
 static zend_long calls_set_nx, calls_del_if_eq, calls_set_if_eq, calls_del, calls_get,
-    calls_get_from_owner, calls_del_if_guard_eq;
+    calls_get_from_owner, calls_del_if_guard_eq, calls_expire_if_guard_eq;
 
 typedef enum {
   FORWARD,
@@ -80,6 +80,15 @@ static int v_del_if_guard_eq(void *ctx, const char *g, size_t gl, const char *t,
   return real_ops.del_if_guard_eq(ctx, g, gl, t, tl, k, kl, matched, removed);
 }
 
+static int v_expire_if_guard_eq(void *ctx, const char *g, size_t gl, const char *t, size_t tl,
+                                const char *k, size_t kl, int64_t ttl, int *matched,
+                                int *applied) {
+  ++calls_expire_if_guard_eq;
+  if (mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
+  if (mode == WRONG_TYPE) return EPHPM_KV_WRONG_TYPE;
+  return real_ops.expire_if_guard_eq(ctx, g, gl, t, tl, k, kl, ttl, matched, applied);
+}
+
 static int v_get(void *ctx, const char *k, size_t kl, char **v, size_t *vl) {
   ++calls_get;
   if (mode == WRONG_TYPE || mode == GET_FAILS) return EPHPM_KV_WRONG_TYPE;
@@ -113,7 +122,8 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
   static const char *const known[] = {"standalone", "full", "short", "tiny", "abi",
                                       "unreachable", "unreachable_landed", "wrongtype",
                                       "get_fails", "owner_read_unreachable", "no_guard_delete",
-                                      "lock_oom", "write_oom", "no_persist"};
+                                      "lock_oom", "write_oom", "no_persist",
+                                      "no_guard_expire"};
   bool is_known = false;
   for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) {
     if (strcmp(v, known[i]) == 0) is_known = true;
@@ -138,8 +148,9 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
   variant_ops.incr_by = v_incr_by;
   variant_ops.get_from_owner = v_get_from_owner;
   variant_ops.del_if_guard_eq = v_del_if_guard_eq;
+  variant_ops.expire_if_guard_eq = v_expire_if_guard_eq;
   calls_set_nx = calls_del_if_eq = calls_set_if_eq = calls_del = calls_get =
-      calls_get_from_owner = calls_del_if_guard_eq = 0;
+      calls_get_from_owner = calls_del_if_guard_eq = calls_expire_if_guard_eq = 0;
   mode = FORWARD;
   if (strcmp(v, "full") == 0) {
   } else if (strcmp(v, "short") == 0) {
@@ -166,6 +177,8 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
     variant_ops.size = offsetof(ephpm_kv_ops, persist);
   } else if (strcmp(v, "no_guard_delete") == 0) {
     variant_ops.size = offsetof(ephpm_kv_ops, del_if_guard_eq);
+  } else if (strcmp(v, "no_guard_expire") == 0) {
+    variant_ops.size = offsetof(ephpm_kv_ops, expire_if_guard_eq);
   }
   ephpm_set_kv_ops(&variant_ops);
 }
@@ -180,6 +193,7 @@ PHP_FUNCTION(ephpm_test_op_calls) {
   add_assoc_long(return_value, "get", calls_get);
   add_assoc_long(return_value, "get_from_owner", calls_get_from_owner);
   add_assoc_long(return_value, "del_if_guard_eq", calls_del_if_guard_eq);
+  add_assoc_long(return_value, "expire_if_guard_eq", calls_expire_if_guard_eq);
 }
 
 /* ---- the session lock's waits ---------------------------------------------- */

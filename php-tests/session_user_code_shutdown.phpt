@@ -120,6 +120,8 @@ shutdown_function stale       destroy
     > session_destroy(): Session object destruction failed
     destroy returned false, status none
 shutdown_function stale       reset
+  | Warning: PHP Request Shutdown: Session *: the session's lifetime was not refreshed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept in Unknown on line 0
+  | Warning: PHP Request Shutdown: Failed to write session data (ephpm). Please verify that the current setting of session.save_path is correct () in Unknown on line 0
   | Notice: PHP Request Shutdown: Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000) in Unknown on line 0
     data=holder lock=holder
     reset ran, status active
@@ -295,6 +297,8 @@ destructor        stale       destroy
     > session_destroy(): Session object destruction failed
     destroy returned false, status none
 destructor        stale       reset
+  | Warning: PHP Request Shutdown: Session *: the session's lifetime was not refreshed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept in Unknown on line 0
+  | Warning: PHP Request Shutdown: Failed to write session data (ephpm). Please verify that the current setting of session.save_path is correct () in Unknown on line 0
   | Notice: PHP Request Shutdown: Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000) in Unknown on line 0
     data=holder lock=holder
     reset ran, status active

@@ -22,8 +22,8 @@ ob_start();  // no output before session_regenerate_id(): headers are not sent
  * message:
  *   stale        the lock ran out and another request took it and wrote:
  *                the fenced write is refused, close leaves that lock alone
- *   stale_lazy   the same, the data unchanged (lazy_write): the refresh,
- *                then close leaves the lock alone
+ *   stale_lazy   the same, the data unchanged (lazy_write): the fenced refresh is
+ *                refused, then close leaves the lock alone
  *   readonly     held by another request: the write is skipped
  *   unconfirmed  the lock's owner is unreachable: the release fails
  *   write_fails  the lock is taken, then the store is out of memory: the
@@ -143,29 +143,48 @@ stale         start            outer=true   inner=true    none   data=holder loc
 stale         throw            outer=thrown inner=threw   none   data=holder lock=holder
     session_write_close(): Session *: the data was not written: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
 stale_lazy    none             outer=true   inner=-       none   data=holder lock=holder
+    session_write_close(): Session *: the session's lifetime was not refreshed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
+    session_write_close(): Failed to write session data (ephpm). Please verify that the current setting of session.save_path is correct ()
     session_write_close(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
 stale_lazy    write_close      outer=true   inner=true    none   data=holder lock=holder
-    session_write_close(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
+    session_write_close(): Session *: the session's lifetime was not refreshed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
+    > session_write_close(): Session *: the session's lifetime was not refreshed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
     > session_write_close(): Failed to write session data (ephpm). Please verify that the current setting of session.save_path is correct ()
+    > session_write_close(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
+    session_write_close(): Failed to write session data (ephpm). Please verify that the current setting of session.save_path is correct ()
 stale_lazy    abort            outer=true   inner=true    none   data=holder lock=holder
-    session_write_close(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
+    session_write_close(): Session *: the session's lifetime was not refreshed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
+    > session_abort(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
+    session_write_close(): Failed to write session data (ephpm). Please verify that the current setting of session.save_path is correct ()
 stale_lazy    destroy          outer=true   inner=false   none   data=holder lock=holder
-    session_write_close(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
+    session_write_close(): Session *: the session's lifetime was not refreshed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
+    > session_destroy(): Session *: the session was not destroyed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
+    > session_destroy(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
     > session_destroy(): Session object destruction failed
+    session_write_close(): Failed to write session data (ephpm). Please verify that the current setting of session.save_path is correct ()
 stale_lazy    reset            outer=true   inner=true    none   data=holder lock=holder
+    session_write_close(): Session *: the session's lifetime was not refreshed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
+    session_write_close(): Failed to write session data (ephpm). Please verify that the current setting of session.save_path is correct ()
     session_write_close(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
-    > session_reset(): Session *: the session lock is held by another request; proceeding without it after 20 ms (ephpm.session_lock_failure=proceed)
 stale_lazy    regenerate       outer=true   inner=false   none   data=holder lock=holder
-    session_write_close(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
+    session_write_close(): Session *: the session's lifetime was not refreshed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
+    > session_regenerate_id(): Session *: the data was not written: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
+    > session_regenerate_id(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
     > session_regenerate_id(): Session write failed. ID: ephpm (path: )
+    session_write_close(): Failed to write session data (ephpm). Please verify that the current setting of session.save_path is correct ()
 stale_lazy    regenerate(true) outer=true   inner=false   none   data=holder lock=holder
-    session_write_close(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
+    session_write_close(): Session *: the session's lifetime was not refreshed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
+    > session_regenerate_id(): Session *: the session was not destroyed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
+    > session_regenerate_id(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
     > session_regenerate_id(): Session object destruction failed. ID: ephpm (path: )
+    session_write_close(): Failed to write session data (ephpm). Please verify that the current setting of session.save_path is correct ()
 stale_lazy    start            outer=true   inner=true    none   data=holder lock=holder
-    session_write_close(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
+    session_write_close(): Session *: the session's lifetime was not refreshed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
     > session_start(): Ignoring session_start() because a session is already active
-stale_lazy    throw            outer=thrown inner=threw   none   data=holder lock=holder
+    session_write_close(): Failed to write session data (ephpm). Please verify that the current setting of session.save_path is correct ()
     session_write_close(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
+stale_lazy    throw            outer=thrown inner=threw   none   data=holder lock=holder
+    session_write_close(): Session *: the session's lifetime was not refreshed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
 readonly      none             outer=true   inner=-       none   data=holder lock=holder
     session_write_close(): Session *: the data was not written: the session lock was not acquired (ephpm.session_lock_failure=readonly)
 readonly      write_close      outer=true   inner=true    none   data=holder lock=holder
@@ -346,6 +365,8 @@ stale_lazy    none             outer=false  inner=-       none   data=holder loc
     session_regenerate_id(): Session write failed. ID: ephpm (path: )
 stale_lazy    write_close      outer=false  inner=true    none   data=holder lock=holder
     session_regenerate_id(): Session *: the data was not written: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
+    > session_write_close(): Session *: the session's lifetime was not refreshed: this request no longer holds the session lock (it ran past ephpm.session_lock_ttl_ms=30000 and another request took it); that request's data is kept
+    > session_write_close(): Failed to write session data (ephpm). Please verify that the current setting of session.save_path is correct ()
     > session_write_close(): Session *: the session lock had expired and was taken by another request; it was left to that request (ephpm.session_lock_ttl_ms=30000)
     session_regenerate_id(): Session write failed. ID: ephpm (path: )
 stale_lazy    abort            outer=false  inner=true    none   data=holder lock=holder

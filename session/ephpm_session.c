@@ -15,7 +15,8 @@
  *  - PS_WRITE writes with set_if_eq: only while the lock still holds this
  *    request's token, so a request that ran past its TTL cannot overwrite the
  *    data of the request that holds the lock now.  PS_DESTROY deletes with
- *    del_if_guard_eq under the same fence.
+ *    del_if_guard_eq and PS_UPDATE_TIMESTAMP (lazy_write) refreshes the TTL
+ *    with expire_if_guard_eq, under the same fence.
  *  - PS_CLOSE (PHP calls it at request shutdown, after fatal errors too)
  *    releases with del_if_eq and the token, never a plain delete.
  *
@@ -703,7 +704,24 @@ static zend_result refresh_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_
   const int64_t ttl_ms = data_ttl_ms(maxlifetime);
   int there = 0;
   int st;
-  if (ttl_ms > 0) {
+  if (d->lock == LOCK_HELD && EPHPM_KV_OPS_HAS(ops, expire_if_guard_eq)) {
+    /* Fenced like the write: a request that lost its lock must not change
+     * the TTL of the data of the request that holds it now.  ttl_ms 0 (no
+     * TTL) removes the TTL; it never deletes. */
+    int matched = 0;
+    st = ops->expire_if_guard_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key),
+                                 d->token, 32, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key),
+                                 ttl_ms, &matched, &there);
+    if (st == EPHPM_KV_OK && !matched) {
+      atomic_fetch_add(&counter_fenced, 1);
+      note(m, E_WARNING,
+           "Session %s: the session's lifetime was not refreshed: this request no longer holds "
+           "the session lock (it ran past ephpm.session_lock_ttl_ms=" ZEND_LONG_FMT
+           " and another request took it); that request's data is kept",
+           sid_for_messages(d), EPHPM_G(session_lock_ttl_ms));
+      return FAILURE;
+    }
+  } else if (ttl_ms > 0) {
     st = ops->expire(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), ttl_ms, &there);
   } else if (EPHPM_KV_OPS_HAS(ops, persist)) {
     /* No TTL.  Never expire(0): that deletes. */

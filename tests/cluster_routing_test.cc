@@ -432,6 +432,13 @@ TEST_CASE("routing: a decision is on every member before it is answered", "[clus
     REQUIRE(n->store->SetIfEq(key, "tok" + std::to_string(i), "data:" + key, "d", 0) ==
             SetIfEqOutcome::kWritten);
     CHECK(t.Everywhere("data:" + key, "d"));
+    REQUIRE(n->store->ExpireIfGuardEq(key, "tok" + std::to_string(i), "data:" + key, 60000) ==
+            ephpm::ExpireIfGuardEqOutcome::kApplied);
+    for (Node* m : t.all()) {
+      ephpm::EntryInfo info;
+      REQUIRE(m->store->Inspect("data:" + key, &info) == Status::kOk);
+      CHECK(info.expires_at_ms != 0);
+    }
     REQUIRE(n->store->DelIfGuardEq(key, "tok" + std::to_string(i), "data:" + key) ==
             ephpm::DelIfGuardEqOutcome::kDeleted);
     CHECK(t.Everywhere("data:" + key, "<missing>"));

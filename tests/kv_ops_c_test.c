@@ -43,6 +43,7 @@ int main(void) {
   EXPECT(EPHPM_KV_OPS_HAS(ops, del_if_eq));
   EXPECT(EPHPM_KV_OPS_HAS(ops, dbsize));
   EXPECT(EPHPM_KV_OPS_HAS(ops, del_if_guard_eq));
+  EXPECT(EPHPM_KV_OPS_HAS(ops, expire_if_guard_eq));
 
   /* set / get, binary-safe, and "" that is not NULL */
   EXPECT(ops->set(ctx, "k", 1, "hello", 5, 0) == EPHPM_KV_OK);
@@ -211,6 +212,24 @@ int main(void) {
     EXPECT(ops->del_if_guard_eq(ctx, "g", 1, "tok", 3, "d", 1, &matched, &removed) ==
                EPHPM_KV_OK &&
            matched == 1 && removed == 0);
+    /* expire_if_guard_eq: the fenced TTL refresh */
+    int applied = -1;
+    int64_t ttl = 0;
+    EXPECT(ops->set(ctx, "d", 1, "data", 4, 0) == EPHPM_KV_OK);
+    EXPECT(ops->expire_if_guard_eq(ctx, "g", 1, "bad", 3, "d", 1, 5000, &matched, &applied) ==
+               EPHPM_KV_OK &&
+           matched == 0 && applied == 0);
+    EXPECT(ops->pttl(ctx, "d", 1, &ttl) == EPHPM_KV_OK && ttl == -1);
+    EXPECT(ops->expire_if_guard_eq(ctx, "g", 1, "tok", 3, "d", 1, 5000, &matched, &applied) ==
+               EPHPM_KV_OK &&
+           matched == 1 && applied == 1);
+    EXPECT(ops->pttl(ctx, "d", 1, &ttl) == EPHPM_KV_OK && ttl > 0 && ttl <= 5000);
+    EXPECT(ops->expire_if_guard_eq(ctx, "g", 1, "tok", 3, "zz", 2, 5000, &matched, &applied) ==
+               EPHPM_KV_OK &&
+           matched == 1 && applied == 0);
+    EXPECT(ops->expire_if_guard_eq(ctx, "g", 1, "tok", 3, "d", 1, -1, &matched, &applied) ==
+           EPHPM_KV_INVALID_ARGUMENT);
+    EXPECT(ops->del(ctx, "d", 1, &n) == EPHPM_KV_OK);
     EXPECT(ops->del(ctx, "g", 1, &n) == EPHPM_KV_OK);
   }
 

@@ -70,6 +70,19 @@ class FakeReplicator : public ephpm::Replicator {
     }
     return {};
   }
+  int expire_if_guard_eq_asks = 0;
+  Routed<ephpm::ExpireIfGuardEqOutcome> RouteExpireIfGuardEq(std::string_view, std::string_view,
+                                                             std::string_view, int64_t) override {
+    ++expire_if_guard_eq_asks;
+    switch (mode) {
+      case Mode::kLocal: return Routed<ephpm::ExpireIfGuardEqOutcome>::Local();
+      case Mode::kOwnerSays:
+        return Routed<ephpm::ExpireIfGuardEqOutcome>::Owner(
+            ephpm::ExpireIfGuardEqOutcome::kNotMatched);
+      case Mode::kUnreachable: return Routed<ephpm::ExpireIfGuardEqOutcome>::Unreachable();
+    }
+    return {};
+  }
   Routed<DelIfEqOutcome> RouteDelIfEq(std::string_view, std::string_view) override {
     ++del_if_eq_asks;
     switch (mode) {
@@ -135,6 +148,12 @@ TEST_CASE("routing Owner: the owner's answer is returned and the local map is un
   CHECK(s->DelIfGuardEq("held", "stale-token", "data") ==
         ephpm::DelIfGuardEqOutcome::kNotMatched);
   CHECK(rep.del_if_guard_eq_asks == 1);
+  CHECK(s->ExpireIfGuardEq("held", "stale-token", "data", 5) ==
+        ephpm::ExpireIfGuardEqOutcome::kNotMatched);
+  CHECK(rep.expire_if_guard_eq_asks == 1);
+  int64_t ttl = 0;
+  REQUIRE(s->Pttl("data", &ttl) == Status::kOk);
+  CHECK(ttl == -1);  // the owner said no: no TTL given here
   std::string v;
   CHECK(s->Get("data", &v) == Status::kOk);  // the owner said no: nothing removed here
   CHECK(s->Get("held", &v) == Status::kOk);  // not removed on the owner's "no"
@@ -157,6 +176,8 @@ TEST_CASE("routing OwnerUnreachable is reported, never replaced by a local guess
   REQUIRE(s->Set("data2", "kept") == Status::kOk);
   CHECK(s->DelIfGuardEq("held", "tok", "data2") == ephpm::DelIfGuardEqOutcome::kOwnerUnreachable);
   CHECK(s->Get("data2", &v) == Status::kOk);
+  CHECK(s->ExpireIfGuardEq("held", "tok", "data2", 5) ==
+        ephpm::ExpireIfGuardEqOutcome::kOwnerUnreachable);
   bool e = false;
   REQUIRE(s->Exists("held", &e) == Status::kOk);
   CHECK(e);
@@ -170,9 +191,12 @@ TEST_CASE("the _local variants never ask the replicator", "[replicator]") {
   CHECK(s->SetNxLocal("lock", "tok", 1000) == SetNxOutcome::kInserted);
   CHECK(s->SetNxLocal("lock", "tok", 1000) == SetNxOutcome::kExists);
   CHECK(s->SetIfEqLocal("lock", "tok", "data", "v") == ephpm::SetIfEqOutcome::kWritten);
+  CHECK(s->ExpireIfGuardEqLocal("lock", "tok", "data", 5000) ==
+        ephpm::ExpireIfGuardEqOutcome::kApplied);
   CHECK(s->DelIfGuardEqLocal("lock", "tok", "data") == ephpm::DelIfGuardEqOutcome::kDeleted);
   CHECK(s->DelIfEqLocal("lock", "tok") == DelIfEqOutcome::kDeleted);
   CHECK(rep.del_if_guard_eq_asks == 0);
+  CHECK(rep.expire_if_guard_eq_asks == 0);
   CHECK(rep.set_if_eq_asks == 0);
   CHECK(rep.set_nx_asks == 0);
   CHECK(rep.del_if_eq_asks == 0);

@@ -13,7 +13,7 @@
 // + value) with the overheads measured once on a probe store.
 //
 // The operations: get, set (with and without a TTL), set_nx, del,
-// del_if_eq, set_if_eq, del_if_guard_eq, incr_by, expire, persist, rename
+// del_if_eq, set_if_eq, del_if_guard_eq, expire_if_guard_eq, incr_by, expire, persist, rename
 // and renamenx, hset, hget, hdel, hincrby, pttl, dbsize, getex, getdel, SET
 // with its options, mset and msetnx, append, a sweep of expired entries, and
 // the clock moving on.  Four configurations: no limit; compression on with a
@@ -155,7 +155,8 @@ std::string Show(const std::string& s) {
 // --- operations --------------------------------------------------------------
 
 enum class Kind {
-  kAdvance, kGet, kSet, kSetNx, kDel, kDelIfEq, kSetIfEq, kDelIfGuardEq, kIncrBy, kExpire,
+  kAdvance, kGet, kSet, kSetNx, kDel, kDelIfEq, kSetIfEq, kDelIfGuardEq, kExpireIfGuardEq,
+  kIncrBy, kExpire,
   kPersist, kRename, kHSet, kHGet, kHDel, kHIncrBy, kPttl, kDbSize, kSweep,
   kGetEx, kGetDel, kSetWith, kMSet, kAppend,
 };
@@ -204,6 +205,10 @@ std::string Describe(const Op& o) {
     case Kind::kDelIfGuardEq:
       os << "del_if_guard_eq(guard=" << key(o.key2) << ", " << Show(ValuePool()[o.token]) << ", "
          << key(o.key) << ")";
+      break;
+    case Kind::kExpireIfGuardEq:
+      os << "expire_if_guard_eq(guard=" << key(o.key2) << ", " << Show(ValuePool()[o.token]) << ", "
+         << key(o.key) << ", ttl=" << TtlPool()[o.ttl] << ")";
       break;
     case Kind::kIncrBy: os << "incr_by(" << key(o.key) << ", " << DeltaPool()[o.delta] << ")"; break;
     case Kind::kExpire: os << "expire(" << key(o.key) << ", " << ExpirePool()[o.ttl] << " ms)"; break;
@@ -283,6 +288,11 @@ rc::Gen<Op> GenOp() {
       {3, apply([=](int g, int t, int k) {
                   Op o = make(Kind::kDelIfGuardEq); o.key2 = g; o.token = t; o.key = k; return o;
                 }, key, value, key)},
+      {3, apply([=](int g, int t, int k, int tt) {
+                  Op o = make(Kind::kExpireIfGuardEq);
+                  o.key2 = g; o.token = t; o.key = k; o.ttl = tt;
+                  return o;
+                }, key, value, key, ttl)},
       {6, apply([=](int k, int d) { Op o = make(Kind::kIncrBy); o.key = k; o.delta = d; return o; },
                 key, Index(DeltaPool().size()))},
       {5, apply([=](int k, int t) { Op o = make(Kind::kExpire); o.key = k; o.ttl = t; return o; },
@@ -548,6 +558,25 @@ class Reference {
         if (FindLive(k) == nullptr) return "absent";
         entries_.erase(k);
         return "deleted";
+      }
+      case Kind::kExpireIfGuardEq: {
+        Reap(k2);
+        const MEntry* g = FindLive(k2);
+        if (g == nullptr) return "not matched";
+        if (g->hash) return "wrong type";
+        if (g->str != ValuePool()[op.token]) return "not matched";
+        Reap(k);
+        MEntry* e = FindLiveMut(k);
+        if (e == nullptr) return "absent";
+        const int64_t ttl = TtlPool()[op.ttl];
+        if (ttl == 0) {  // no TTL: as PERSIST, which unpins a lock
+          e->exp = 0;
+          e->pinned = false;
+        } else {
+          e->exp = now_ + ttl;  // a new TTL keeps a lock's pin; never refused for memory
+          NoteForced();
+        }
+        return "applied";
       }
       case Kind::kIncrBy: {
         Reap(k);
@@ -1065,6 +1094,14 @@ std::string Run(Store& s, ManualClock& clock, const Op& op) {
         case DelIfGuardEqOutcome::kNotMatched: return "not matched";
         case DelIfGuardEqOutcome::kWrongType: return "wrong type";
         default: return "unexpected del_if_guard_eq outcome";
+      }
+    case Kind::kExpireIfGuardEq:
+      switch (s.ExpireIfGuardEq(k2, ValuePool()[op.token], k, TtlPool()[op.ttl])) {
+        case ephpm::ExpireIfGuardEqOutcome::kApplied: return "applied";
+        case ephpm::ExpireIfGuardEqOutcome::kAbsent: return "absent";
+        case ephpm::ExpireIfGuardEqOutcome::kNotMatched: return "not matched";
+        case ephpm::ExpireIfGuardEqOutcome::kWrongType: return "wrong type";
+        default: return "unexpected expire_if_guard_eq outcome";
       }
     case Kind::kIncrBy: {
       int64_t n = 0;

@@ -831,6 +831,56 @@ TEST_CASE("del_if_guard_eq removes only while the guard holds the token", "[stor
   }
 }
 
+TEST_CASE("expire_if_guard_eq changes the TTL only while the guard holds the token",
+          "[store][fence]") {
+  for (size_t shards : {size_t{1}, size_t{64}}) {
+    DYNAMIC_SECTION("shards=" << shards) {
+      ManualClock clock;
+      auto o = NoSweeper();
+      o.shards = shards;
+      auto s = MakeStore(o, &clock);
+      using ephpm::ExpireIfGuardEqOutcome;
+      REQUIRE(s->Set("data", "v", 50000) == Status::kOk);
+      CHECK(s->ExpireIfGuardEq("lock", "tok", "data", 600000) == ExpireIfGuardEqOutcome::kNotMatched);
+      CHECK(Pttl(*s, "data") == 50000);
+      REQUIRE(s->SetNx("lock", "tok", 1000) == SetNxOutcome::kInserted);
+      CHECK(s->ExpireIfGuardEq("lock", "other", "data", 600000) ==
+            ExpireIfGuardEqOutcome::kNotMatched);
+      CHECK(Pttl(*s, "data") == 50000);
+      CHECK(s->ExpireIfGuardEq("lock", "tok", "data", 600000) == ExpireIfGuardEqOutcome::kApplied);
+      CHECK(Pttl(*s, "data") == 600000);
+      CHECK(s->ExpireIfGuardEq("lock", "tok", "data", 0) == ExpireIfGuardEqOutcome::kApplied);
+      CHECK(Pttl(*s, "data") == -1);  // 0 removes the TTL, never deletes
+      CHECK(GetOr(*s, "data") == "v");
+      CHECK(s->ExpireIfGuardEq("lock", "tok", "nothing", 600000) ==
+            ExpireIfGuardEqOutcome::kAbsent);
+      CHECK(s->ExpireIfGuardEq("lock", "tok", "data", -1) ==
+            ExpireIfGuardEqOutcome::kInvalidArgument);
+      CHECK(s->ExpireIfGuardEq("lock", "tok", "data", INT64_MAX) ==
+            ExpireIfGuardEqOutcome::kInvalidArgument);  // now + ttl overflows
+      CHECK(Pttl(*s, "data") == -1);
+      CHECK(GetOr(*s, "lock") == "tok");  // the guard is only read
+      clock.Advance(1000);                 // the guard expired
+      CHECK(s->ExpireIfGuardEq("lock", "tok", "data", 5) == ExpireIfGuardEqOutcome::kNotMatched);
+      CHECK(Pttl(*s, "data") == -1);
+      int64_t added = 0;
+      REQUIRE(s->HSet("hguard", {{"f", "v"}}, false, &added) == Status::kOk);
+      CHECK(s->ExpireIfGuardEq("hguard", "v", "data", 5) == ExpireIfGuardEqOutcome::kWrongType);
+      CHECK(s->ExpireIfGuardEq(std::string(ephpm::kMaxKeySize + 1, 'k'), "tok", "data", 5) ==
+            ExpireIfGuardEqOutcome::kInvalidArgument);
+      // The memory total still equals the entries' sum after TTLs came and went.
+      CHECK(s->Stats().memory_used == [&] {
+        uint64_t sum = 0;
+        ephpm::EntryInfo info;
+        for (const char* k : {"data", "hguard"}) {
+          if (s->Inspect(k, &info) == Status::kOk) sum += info.mem_size;
+        }
+        return sum;
+      }());
+    }
+  }
+}
+
 TEST_CASE("the fenced delete: a request that overran its lock cannot destroy the holder's data",
           "[store][fence][scenario]") {
   ManualClock clock;

@@ -211,6 +211,17 @@ typedef struct ephpm_kv_ops {
   int (*del_if_guard_eq)(void *ctx, const char *guard, size_t guard_len, const char *token,
                          size_t token_len, const char *key, size_t key_len, int *matched,
                          int *removed);
+
+  /* The fenced TTL refresh: gives key a TTL of ttl_ms from now (0 removes its
+   * TTL) only while guard holds a live string equal to token, as one atomic
+   * decision (the session handler's lazy_write refresh).  OK with *matched = 1
+   * when the guard held the token (then *applied = 1 when key was there, 0
+   * when it was absent), or *matched = 0 (nothing changed).  A negative
+   * ttl_ms is INVALID_ARGUMENT; WRONG_TYPE when the guard is not a string;
+   * OWNER_UNREACHABLE means the outcome is unknown. */
+  int (*expire_if_guard_eq)(void *ctx, const char *guard, size_t guard_len, const char *token,
+                            size_t token_len, const char *key, size_t key_len, int64_t ttl_ms,
+                            int *matched, int *applied);
 } ephpm_kv_ops;
 
 /* True when `ops` (of the provider's `size`) has a non-NULL `slot`. */

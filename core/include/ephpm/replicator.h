@@ -72,6 +72,16 @@ class Replicator {
     return Routed<DelIfGuardEqOutcome>::Local();
   }
 
+  // Asked by Store::ExpireIfGuardEq; the owner (of the guard key) runs
+  // Store::ExpireIfGuardEqLocal.
+  virtual Routed<ExpireIfGuardEqOutcome> RouteExpireIfGuardEq(std::string_view guard_key,
+                                                              std::string_view token,
+                                                              std::string_view key,
+                                                              int64_t ttl_ms) {
+    (void)guard_key, (void)token, (void)key, (void)ttl_ms;
+    return Routed<ExpireIfGuardEqOutcome>::Local();
+  }
+
   // The stamp for a local client write, asked while the key's shard lock is
   // held (so one key's stamps increase in the order its writes apply).
   // The default, no stamp, is right for a single node.  REQUIRES: fast,

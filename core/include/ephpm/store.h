@@ -195,6 +195,19 @@ class Store {
   DelIfGuardEqOutcome DelIfGuardEqLocal(std::string_view guard_key, std::string_view token,
                                         std::string_view key);
 
+  // The fenced TTL refresh: gives key a TTL of ttl_ms from now (0 removes
+  // its TTL) only while guard_key holds a live string exactly equal to token,
+  // decided under both shards' write locks (the session handler's lazy_write
+  // refresh, which must not touch the data of a request that holds the lock
+  // now).  kAbsent when the guard held the token but key was absent.  A
+  // negative ttl_ms is kInvalidArgument.  Asks the replicator's
+  // RouteExpireIfGuardEq first.
+  ExpireIfGuardEqOutcome ExpireIfGuardEq(std::string_view guard_key, std::string_view token,
+                                         std::string_view key, int64_t ttl_ms);
+  // The decision itself, under this node's shard locks.  Never routes.
+  ExpireIfGuardEqOutcome ExpireIfGuardEqLocal(std::string_view guard_key, std::string_view token,
+                                              std::string_view key, int64_t ttl_ms);
+
   // *exists = whether a live entry of any type is there.
   Status Exists(std::string_view key, bool* exists) const;
 

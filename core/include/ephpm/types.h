@@ -61,6 +61,18 @@ enum class DelIfGuardEqOutcome : int {
                           // nothing changed
 };
 
+// Result of Store::ExpireIfGuardEq (the fenced TTL refresh).
+enum class ExpireIfGuardEqOutcome : int {
+  kApplied = 0,           // the guard held the token; the key's TTL was set
+  kAbsent = 1,            // the guard held the token; the key was absent
+  kNotMatched = 2,        // the guard is missing, expired or holds another value;
+                          // nothing changed
+  kOwnerUnreachable = 3,  // cluster: the owner did not answer; outcome unknown
+  kWrongType = 4,         // the guard holds a non-string value
+  kInvalidArgument = 5,   // a key or the token too long; a negative TTL
+  kOutOfMemory = 6,       // an allocation failed; nothing changed
+};
+
 // What an increment decided by a key's owner came to: kOk and the new value,
 // or the error status (kNotInteger, kOverflow, kOutOfMemory, ...).
 struct IncrByReply {
