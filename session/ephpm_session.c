@@ -488,6 +488,17 @@ PS_READ_FUNC(ephpm) {
   return result;
 }
 
+/* A fenced write, destroy or refresh found another request's token on the
+ * lock: this request ran past its TTL, and the holder's data is kept. */
+static void note_fenced(ps_messages *m, const ephpm_ps_data *d, const char *what) {
+  atomic_fetch_add(&counter_fenced, 1);
+  note(m, E_WARNING,
+       "Session %s: %s: this request no longer holds the session lock (it ran past "
+       "ephpm.session_lock_ttl_ms=" ZEND_LONG_FMT " and another request took it); that "
+       "request's data is kept",
+       sid_for_messages(d), what, EPHPM_G(session_lock_ttl_ms));
+}
+
 /* Writes the data: fenced by the lock when this request holds it. */
 static zend_result write_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_string *val,
                               zend_long maxlifetime, ps_messages *m) {
@@ -507,12 +518,7 @@ static zend_result write_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_st
                         ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), ZSTR_VAL(val),
                         ZSTR_LEN(val), ttl_ms, &written);
     if (st == EPHPM_KV_OK && !written) {
-      atomic_fetch_add(&counter_fenced, 1);
-      note(m, E_WARNING,
-           "Session %s: the data was not written: this request no longer holds the session "
-           "lock (it ran past ephpm.session_lock_ttl_ms=" ZEND_LONG_FMT
-           " and another request took it); that request's data is kept",
-           sid_for_messages(d), EPHPM_G(session_lock_ttl_ms));
+      note_fenced(m, d, "the data was not written");
       return FAILURE;
     }
   } else {
@@ -617,12 +623,7 @@ static zend_result destroy_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, ps_me
       return FAILURE;
     }
     if (st == EPHPM_KV_OK && !matched) {
-      atomic_fetch_add(&counter_fenced, 1);
-      note(m, E_WARNING,
-           "Session %s: the session was not destroyed: this request no longer holds the session "
-           "lock (it ran past ephpm.session_lock_ttl_ms=" ZEND_LONG_FMT
-           " and another request took it); that request's data is kept",
-           sid_for_messages(d), EPHPM_G(session_lock_ttl_ms));
+      note_fenced(m, d, "the session was not destroyed");
       return FAILURE;
     }
   } else {
@@ -713,12 +714,7 @@ static zend_result refresh_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_
                                  d->token, 32, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key),
                                  ttl_ms, &matched, &there);
     if (st == EPHPM_KV_OK && !matched) {
-      atomic_fetch_add(&counter_fenced, 1);
-      note(m, E_WARNING,
-           "Session %s: the session's lifetime was not refreshed: this request no longer holds "
-           "the session lock (it ran past ephpm.session_lock_ttl_ms=" ZEND_LONG_FMT
-           " and another request took it); that request's data is kept",
-           sid_for_messages(d), EPHPM_G(session_lock_ttl_ms));
+      note_fenced(m, d, "the session's lifetime was not refreshed");
       return FAILURE;
     }
   } else if (ttl_ms > 0) {
