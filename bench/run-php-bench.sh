@@ -70,8 +70,9 @@ for _ in $(seq 1 20); do
   redis_pid=$!
   for _ in $(seq 1 50); do
     if ! kill -0 "$redis_pid" 2>/dev/null; then break; fi  # bind failed: next port
+    # Not up yet: redis-cli fails, which pipefail would make fatal.
     pid_there=$(redis-cli -p "$candidate" info server 2>/dev/null | tr -d '\r' |
-                sed -n 's/^process_id://p')
+                sed -n 's/^process_id://p' || true)
     if [ "$pid_there" = "$redis_pid" ]; then port=$candidate; break 2; fi
     sleep 0.1
   done
