@@ -109,8 +109,8 @@ class ClusterNode::Impl {
         acceptor_(io_),
         tick_(io_),
         rng_(std::random_device{}()) {
-    joined_ = ready_ = o_.join.empty();
-    ready_flag_.store(ready_);
+    joined_ = o_.join.empty();
+    ready_.store(joined_);
   }
 
   ~Impl() { Stop(); }
@@ -219,14 +219,15 @@ class ClusterNode::Impl {
   // ---- owner arbitration ------------------------------------------------------
   //
   // The rule (docs/CLUSTER.md, "Why a paused owner cannot decide"): a
-  // decision (set_nx, del_if_eq, set_if_eq, del_if_guard_eq, incr_by) is
-  // made by the key's owner only while
+  // decision (set_nx, del_if_eq, set_if_eq, del_if_guard_eq,
+  // expire_if_guard_eq, incr_by) is made by the key's owner only while
   //   1. the members it holds alive are a strict majority of the members it
   //      knows, and
   //   2. it is *ready*: since it started, or since it last lost its standing
-  //      (it learned it had been declared dead, or a decision of its own was
-  //      not confirmed), it has received a whole state from every member it
-  //      holds alive;
+  //      (it learned it had been declared dead, or that it is a restarted
+  //      process, or a decision of its own was not confirmed), it has
+  //      received a whole state from every member it holds alive, each taken
+  //      while that member held it alive;
   // and a decision that changed something is answered only once every member
   // the owner holds alive has *confirmed* it.  A member confirms only while
   //   a. it holds the decider alive,
@@ -305,7 +306,7 @@ class ClusterNode::Impl {
 
   // Rules 1 and 2 above.
   bool CanDecide(const View& v) const {
-    return v.alive.size() * 2 > v.known && ready_flag_.load(std::memory_order_acquire);
+    return v.alive.size() * 2 > v.known && ready_.load(std::memory_order_acquire);
   }
 
   std::string OwnerOf(std::string_view key) const {
@@ -323,6 +324,31 @@ class ClusterNode::Impl {
     }
     return true;
   }
+
+  // A result handed from whichever thread produces it (an I/O thread, a
+  // timer) to a thread that waits for it.
+  template <typename T>
+  struct Handoff {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false, ok = false;
+    T value{};
+    void Put(bool good, T v) {
+      std::lock_guard<std::mutex> l(mu);
+      done = true;
+      ok = good;
+      value = std::move(v);
+      cv.notify_all();
+    }
+    // True, with the result moved to *out, when a good one came within `ms`.
+    bool Wait(int64_t ms, T* out) {
+      std::unique_lock<std::mutex> l(mu);
+      cv.wait_for(l, std::chrono::milliseconds(ms), [&] { return done; });
+      if (!done || !ok) return false;
+      *out = std::move(value);
+      return true;
+    }
+  };
 
   // One decision waiting for its confirmations.  `pending` counts the
   // members not yet answered plus the decider's own token, released (with
@@ -369,7 +395,6 @@ class ClusterNode::Impl {
     }
     mutations_published_.fetch_add(1, std::memory_order_relaxed);
     for (const std::string& addr : to) {
-      std::weak_ptr<Decision> weak = cap.decision;
       Request(addr, MsgType::kDecision, body, timeout,
               [this, d = cap.decision](bool ok, std::string_view reply) {
                 Settle(d, ok && ConfirmedIn(reply));
@@ -450,27 +475,14 @@ class ClusterNode::Impl {
   template <typename Outcome, typename Op>
   Routed<Outcome> DecideHere(std::string_view routing_key, int64_t deadline_ms,
                              std::shared_ptr<const View> view, Op op) {
-    struct Waiter {
-      std::mutex mu;
-      std::condition_variable cv;
-      bool done = false, ok = false;
-      Outcome out{};
-    };
-    auto w = std::make_shared<Waiter>();
-    Decide<Outcome>(routing_key, deadline_ms, std::move(view), op, [w](bool ok, Outcome out) {
-      std::lock_guard<std::mutex> l(w->mu);
-      w->done = true;
-      w->ok = ok;
-      w->out = std::move(out);
-      w->cv.notify_all();
-    });
-    std::unique_lock<std::mutex> l(w->mu);
+    auto h = std::make_shared<Handoff<Outcome>>();
+    Decide<Outcome>(routing_key, deadline_ms, std::move(view), op,
+                    [h](bool ok, Outcome out) { h->Put(ok, std::move(out)); });
     // Every confirmation has its own timer; the margin covers a node whose
     // I/O threads are stopped.
-    w->cv.wait_for(l, std::chrono::milliseconds(o_.request_timeout_ms + 1000),
-                   [&] { return w->done; });
-    if (!w->done || !w->ok) return Routed<Outcome>::Unreachable();
-    return Routed<Outcome>::Owner(w->out);
+    Outcome out{};
+    if (!h->Wait(o_.request_timeout_ms + 1000, &out)) return Routed<Outcome>::Unreachable();
+    return Routed<Outcome>::Owner(std::move(out));
   }
 
   enum class CallResult { kAnswered, kRefused, kUnreachable };
@@ -482,34 +494,23 @@ class ClusterNode::Impl {
   // no answer in time, or the connection broke first (outcome unknown).
   CallResult Call(const std::string& address, const std::string& body, int64_t deadline_ms,
                   std::string* answer) {
-    struct Waiter {
-      std::mutex mu;
-      std::condition_variable cv;
-      bool done = false, ok = false;
-      std::string body;
-    };
-    auto w = std::make_shared<Waiter>();
+    auto h = std::make_shared<Handoff<std::string>>();
     routed_calls_.fetch_add(1, std::memory_order_relaxed);
     const int64_t timeout = std::max<int64_t>(1, deadline_ms - WallMs());
-    Request(address, MsgType::kRouteRequest, body, timeout, [w](bool ok, std::string_view b) {
-      std::lock_guard<std::mutex> l(w->mu);
-      w->done = true;
-      w->ok = ok;
-      if (ok) w->body.assign(b.data(), b.size());
-      w->cv.notify_all();
-    });
-    std::unique_lock<std::mutex> l(w->mu);
+    Request(address, MsgType::kRouteRequest, body, timeout,
+            [h](bool ok, std::string_view b) { h->Put(ok, std::string(b)); });
     // The timer answers first; the margin covers a node being stopped.
-    w->cv.wait_for(l, std::chrono::milliseconds(timeout + 1000), [&] { return w->done; });
-    Reader r(w->body);
+    std::string reply;
+    const bool got = h->Wait(timeout + 1000, &reply);
+    Reader r(reply);
     std::string_view sender;
     uint8_t decided = 0;
-    if (!w->done || !w->ok || !r.Str(&sender) || !r.U8(&decided)) {
+    if (!got || !r.Str(&sender) || !r.U8(&decided)) {
       routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
       return CallResult::kUnreachable;
     }
     if (decided != 1) return CallResult::kRefused;
-    answer->assign(w->body, w->body.size() - r.remaining(), std::string::npos);
+    answer->assign(reply, reply.size() - r.remaining(), std::string::npos);
     return CallResult::kAnswered;
   }
 
@@ -895,7 +896,7 @@ class ClusterNode::Impl {
     out += "cluster_routed_unreachable:" + std::to_string(routed_unreachable_.load()) + "\n";
     out += "cluster_routed_decided:" + std::to_string(routed_decided_.load()) + "\n";
     out += "cluster_routed_refused:" + std::to_string(routed_refused_.load()) + "\n";
-    out += "cluster_ready:" + std::string(ready_ ? "1" : "0") + "\n";
+    out += "cluster_ready:" + std::string(ready_.load() ? "1" : "0") + "\n";
     out += "cluster_decisions_confirmed:" + std::to_string(decisions_confirmed_.load()) + "\n";
     out += "cluster_decisions_unconfirmed:" + std::to_string(decisions_unconfirmed_.load()) +
            "\n";
@@ -1520,9 +1521,8 @@ class ClusterNode::Impl {
   // Ready once joined (when there is a cluster to join) and every member
   // awaited has sent its whole state.
   void MaybeReadyLocked() {
-    if (!ready_ && joined_ && sync_awaiting_.empty()) {
-      ready_ = true;
-      ready_flag_.store(true, std::memory_order_release);
+    if (!ready_.load(std::memory_order_relaxed) && joined_ && sync_awaiting_.empty()) {
+      ready_.store(true, std::memory_order_release);
       ready_cv_.notify_all();
     }
   }
@@ -1531,8 +1531,7 @@ class ClusterNode::Impl {
   // and this node decides nothing until all have sent it.  Returns the
   // addresses to ask (the caller sends outside the lock).
   std::vector<std::string> StartSyncRoundLocked() {
-    ready_ = false;
-    ready_flag_.store(false, std::memory_order_release);
+    ready_.store(false, std::memory_order_release);
     ++sync_round_;
     sync_awaiting_.clear();
     std::vector<std::string> ask;
@@ -1710,7 +1709,7 @@ class ClusterNode::Impl {
         // reach it through nobody.
         fx->push.emplace_back(rec.address, 0);
         joined_ = true;
-        if (!ready_) {
+        if (!ready_.load(std::memory_order_relaxed)) {
           // Joining or catching up: its state is needed too.
           sync_awaiting_[rec.id] = SteadyMs();
           fx->ask.push_back(rec.address);
@@ -1755,7 +1754,8 @@ class ClusterNode::Impl {
       const uint64_t epoch = ++catchup_epoch_;
       catchup_[rec.id] = epoch;
       fx->push.emplace_back(rec.address, epoch);
-      if (!ready_ && sync_awaiting_.emplace(rec.id, SteadyMs()).second) {
+      if (!ready_.load(std::memory_order_relaxed) &&
+          sync_awaiting_.emplace(rec.id, SteadyMs()).second) {
         fx->ask.push_back(rec.address);
         fx->round = sync_round_;
       }
@@ -1886,7 +1886,7 @@ class ClusterNode::Impl {
       // A member asked for its state in this round that has not sent it
       // (the request or the answer was lost, or it held this node dead
       // when it answered) is asked again.
-      if (!ready_) {
+      if (!ready_.load(std::memory_order_relaxed)) {
         for (auto& [id, asked] : sync_awaiting_) {
           auto m = members_.find(id);
           if (m == members_.end() || now - asked < o_.request_timeout_ms) continue;
@@ -1970,9 +1970,8 @@ class ClusterNode::Impl {
   std::string probe_target_;
   bool probe_acked_ = false;
   uint64_t ticks_ = 0;
-  // Standing (see "owner arbitration"): guarded by mu_, mirrored in ready_flag_.
+  // Standing (see "owner arbitration"): guarded by mu_.
   bool joined_;                           // knows another member, or has none to join
-  bool ready_;                            // may decide
   uint64_t sync_round_ = 1;               // the current round of asking for states (0: none)
   // Members whose state this round still needs, and when they were last asked.
   std::map<std::string, int64_t> sync_awaiting_;
@@ -1990,7 +1989,7 @@ class ClusterNode::Impl {
   std::shared_ptr<const std::vector<std::string>> peers_ =
       std::make_shared<const std::vector<std::string>>();
   std::shared_ptr<const View> view_ = std::make_shared<const View>();
-  std::atomic<bool> ready_flag_{false};
+  std::atomic<bool> ready_{false};  // may decide (rule 2); written under mu_
   std::condition_variable ready_cv_;  // with mu_: ready_ or the view changed
 #ifdef EPHPM_CLUSTER_TEST_HOOKS
   std::atomic<bool> force_local_{false};

@@ -426,17 +426,27 @@ class Store::Impl {
     });
   }
 
-  SetNxOutcome SetNx(std::string_view key, std::string_view value, int64_t ttl_ms) {
+  // A decision that may be made elsewhere: asks the replicator where
+  // (`ask`), and decides here with `local` only when it says so.  An owner
+  // that could not be asked is reported as such, never replaced by a local
+  // guess.  Every outcome enum here has a kOwnerUnreachable.
+  template <typename Outcome, typename Ask, typename Local>
+  Outcome Decided(Ask ask, Local local) {
     if (options_.replicator != nullptr) {
-      const Routed<SetNxOutcome> r = options_.replicator->RouteSetNx(key, value, ttl_ms);
+      const Routed<Outcome> r = ask(*options_.replicator);
       switch (r.where) {
-        case Routed<SetNxOutcome>::Where::kLocal: break;
-        case Routed<SetNxOutcome>::Where::kOwner: return r.outcome;
-        case Routed<SetNxOutcome>::Where::kOwnerUnreachable:
-          return SetNxOutcome::kOwnerUnreachable;
+        case Routed<Outcome>::Where::kLocal: break;
+        case Routed<Outcome>::Where::kOwner: return r.outcome;
+        case Routed<Outcome>::Where::kOwnerUnreachable: return Outcome::kOwnerUnreachable;
       }
     }
-    return SetNxLocal(key, value, ttl_ms);
+    return local();
+  }
+
+  SetNxOutcome SetNx(std::string_view key, std::string_view value, int64_t ttl_ms) {
+    return Decided<SetNxOutcome>(
+        [&](Replicator& r) { return r.RouteSetNx(key, value, ttl_ms); },
+        [&] { return SetNxLocal(key, value, ttl_ms); });
   }
 
   SetNxOutcome SetNxLocal(std::string_view key, std::string_view value, int64_t ttl_ms) {
@@ -486,16 +496,9 @@ class Store::Impl {
   }
 
   DelIfEqOutcome DelIfEq(std::string_view key, std::string_view token) {
-    if (options_.replicator != nullptr) {
-      const Routed<DelIfEqOutcome> r = options_.replicator->RouteDelIfEq(key, token);
-      switch (r.where) {
-        case Routed<DelIfEqOutcome>::Where::kLocal: break;
-        case Routed<DelIfEqOutcome>::Where::kOwner: return r.outcome;
-        case Routed<DelIfEqOutcome>::Where::kOwnerUnreachable:
-          return DelIfEqOutcome::kOwnerUnreachable;
-      }
-    }
-    return DelIfEqLocal(key, token);
+    return Decided<DelIfEqOutcome>(
+        [&](Replicator& r) { return r.RouteDelIfEq(key, token); },
+        [&] { return DelIfEqLocal(key, token); });
   }
 
   DelIfEqOutcome DelIfEqLocal(std::string_view key, std::string_view token) {
@@ -522,17 +525,9 @@ class Store::Impl {
 
   SetIfEqOutcome SetIfEq(std::string_view guard_key, std::string_view token,
                          std::string_view key, std::string_view value, int64_t ttl_ms) {
-    if (options_.replicator != nullptr) {
-      const Routed<SetIfEqOutcome> r =
-          options_.replicator->RouteSetIfEq(guard_key, token, key, value, ttl_ms);
-      switch (r.where) {
-        case Routed<SetIfEqOutcome>::Where::kLocal: break;
-        case Routed<SetIfEqOutcome>::Where::kOwner: return r.outcome;
-        case Routed<SetIfEqOutcome>::Where::kOwnerUnreachable:
-          return SetIfEqOutcome::kOwnerUnreachable;
-      }
-    }
-    return SetIfEqLocal(guard_key, token, key, value, ttl_ms);
+    return Decided<SetIfEqOutcome>(
+        [&](Replicator& r) { return r.RouteSetIfEq(guard_key, token, key, value, ttl_ms); },
+        [&] { return SetIfEqLocal(guard_key, token, key, value, ttl_ms); });
   }
 
   SetIfEqOutcome SetIfEqLocal(std::string_view guard_key, std::string_view token,
@@ -559,17 +554,9 @@ class Store::Impl {
 
   DelIfGuardEqOutcome DelIfGuardEq(std::string_view guard_key, std::string_view token,
                                    std::string_view key) {
-    if (options_.replicator != nullptr) {
-      const Routed<DelIfGuardEqOutcome> r =
-          options_.replicator->RouteDelIfGuardEq(guard_key, token, key);
-      switch (r.where) {
-        case Routed<DelIfGuardEqOutcome>::Where::kLocal: break;
-        case Routed<DelIfGuardEqOutcome>::Where::kOwner: return r.outcome;
-        case Routed<DelIfGuardEqOutcome>::Where::kOwnerUnreachable:
-          return DelIfGuardEqOutcome::kOwnerUnreachable;
-      }
-    }
-    return DelIfGuardEqLocal(guard_key, token, key);
+    return Decided<DelIfGuardEqOutcome>(
+        [&](Replicator& r) { return r.RouteDelIfGuardEq(guard_key, token, key); },
+        [&] { return DelIfGuardEqLocal(guard_key, token, key); });
   }
 
   DelIfGuardEqOutcome DelIfGuardEqLocal(std::string_view guard_key, std::string_view token,
@@ -586,10 +573,11 @@ class Store::Impl {
       // write locks: the guard cannot change hands between them.
       PairLock l(this, &g, &s);
       const int64_t now = clock_->NowMs();
-      auto guard = FindLiveForWriteLocked(g, hg, now, &changed_g);
-      if (guard == g.map.end()) return DelIfGuardEqOutcome::kNotMatched;
-      if (guard->second.type != ValueType::kString) return DelIfGuardEqOutcome::kWrongType;
-      if (!EqualsLocked(guard->second, token)) return DelIfGuardEqOutcome::kNotMatched;
+      switch (GuardHoldsLocked(g, hg, token, now, &changed_g)) {
+        case Guard::kHolds: break;
+        case Guard::kNotMatched: return DelIfGuardEqOutcome::kNotMatched;
+        case Guard::kWrongType: return DelIfGuardEqOutcome::kWrongType;
+      }
       auto it = FindLiveForWriteLocked(s, hk, now, &changed_s);
       if (it == s.map.end()) return DelIfGuardEqOutcome::kAbsent;
       RemoveLocked(s, it);
@@ -604,17 +592,9 @@ class Store::Impl {
 
   ExpireIfGuardEqOutcome ExpireIfGuardEq(std::string_view guard_key, std::string_view token,
                                          std::string_view key, int64_t ttl_ms) {
-    if (options_.replicator != nullptr) {
-      const Routed<ExpireIfGuardEqOutcome> r =
-          options_.replicator->RouteExpireIfGuardEq(guard_key, token, key, ttl_ms);
-      switch (r.where) {
-        case Routed<ExpireIfGuardEqOutcome>::Where::kLocal: break;
-        case Routed<ExpireIfGuardEqOutcome>::Where::kOwner: return r.outcome;
-        case Routed<ExpireIfGuardEqOutcome>::Where::kOwnerUnreachable:
-          return ExpireIfGuardEqOutcome::kOwnerUnreachable;
-      }
-    }
-    return ExpireIfGuardEqLocal(guard_key, token, key, ttl_ms);
+    return Decided<ExpireIfGuardEqOutcome>(
+        [&](Replicator& r) { return r.RouteExpireIfGuardEq(guard_key, token, key, ttl_ms); },
+        [&] { return ExpireIfGuardEqLocal(guard_key, token, key, ttl_ms); });
   }
 
   ExpireIfGuardEqOutcome ExpireIfGuardEqLocal(std::string_view guard_key, std::string_view token,
@@ -631,10 +611,11 @@ class Store::Impl {
       const int64_t now = clock_->NowMs();
       int64_t at = 0;
       if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &at)) return ExpireIfGuardEqOutcome::kInvalidArgument;
-      auto guard = FindLiveForWriteLocked(g, hg, now, &changed_g);
-      if (guard == g.map.end()) return ExpireIfGuardEqOutcome::kNotMatched;
-      if (guard->second.type != ValueType::kString) return ExpireIfGuardEqOutcome::kWrongType;
-      if (!EqualsLocked(guard->second, token)) return ExpireIfGuardEqOutcome::kNotMatched;
+      switch (GuardHoldsLocked(g, hg, token, now, &changed_g)) {
+        case Guard::kHolds: break;
+        case Guard::kNotMatched: return ExpireIfGuardEqOutcome::kNotMatched;
+        case Guard::kWrongType: return ExpireIfGuardEqOutcome::kWrongType;
+      }
       auto it = FindLiveForWriteLocked(s, hk, now, &changed_s);
       if (it == s.map.end()) return ExpireIfGuardEqOutcome::kAbsent;
       if (SetExpiryLocked(s, it, at) != Status::kOk) return ExpireIfGuardEqOutcome::kOutOfMemory;
@@ -2116,6 +2097,19 @@ class Store::Impl {
     return Status::kOk;
   }
 
+  // Whether the guard key of a fenced operation (set_if_eq, del_if_guard_eq,
+  // expire_if_guard_eq) holds a live string equal to token.  May throw
+  // bad_alloc decoding a compressed guard (the Store API turns it into
+  // kOutOfMemory; nothing has changed by then).
+  enum class Guard { kHolds, kNotMatched, kWrongType };
+  Guard GuardHoldsLocked(Shard& g, const HashedKey& hg, std::string_view token, int64_t now,
+                         bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(g.mu) {
+    auto guard = FindLiveForWriteLocked(g, hg, now, changed);
+    if (guard == g.map.end()) return Guard::kNotMatched;
+    if (guard->second.type != ValueType::kString) return Guard::kWrongType;
+    return EqualsLocked(guard->second, token) ? Guard::kHolds : Guard::kNotMatched;
+  }
+
   SetIfEqOutcome SetIfEqLocked(Shard& g, Shard& s, const HashedKey& hg, const HashedKey& hk,
                                std::string_view token, Prepared* p, int64_t ttl_ms,
                                uint64_t* shortfall, bool* changed_g, bool* changed_s)
@@ -2125,10 +2119,11 @@ class Store::Impl {
     if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
       return SetIfEqOutcome::kInvalidArgument;
     }
-    auto guard = FindLiveForWriteLocked(g, hg, now, changed_g);
-    if (guard == g.map.end()) return SetIfEqOutcome::kNotMatched;
-    if (guard->second.type != ValueType::kString) return SetIfEqOutcome::kWrongType;
-    if (!EqualsLocked(guard->second, token)) return SetIfEqOutcome::kNotMatched;
+    switch (GuardHoldsLocked(g, hg, token, now, changed_g)) {
+      case Guard::kHolds: break;
+      case Guard::kNotMatched: return SetIfEqOutcome::kNotMatched;
+      case Guard::kWrongType: return SetIfEqOutcome::kWrongType;
+    }
     auto it = FindLiveForWriteLocked(s, hk, now, changed_s);
     if (PutLocked(s, it, hk, p, expires_at, /*pinned=*/false, now, shortfall, changed_s) !=
         Status::kOk) {

@@ -63,11 +63,11 @@ typedef struct {
   zend_string *lock_key;  /* "<prefix>_lock:{sid}" */
   char token[33];         /* 32 lowercase hex characters, NUL-terminated */
   lock_state lock;
-  /* The lock was not taken and ephpm.session_lock_failure (readonly, or fail
-   * for the calls a user's error handler makes before session_start()
-   * returns false) forbids changing the stored data. */
-  bool readonly;
-  const char *readonly_policy; /* "readonly" or "fail", for messages */
+  /* Non-NULL ("readonly" or "fail", for messages) when the lock was not
+   * taken and ephpm.session_lock_failure forbids changing the stored data
+   * (readonly, or fail for the calls a user's error handler makes before
+   * session_start() returns false). */
+  const char *readonly;
 } ephpm_ps_data;
 
 static _Atomic uint64_t counter_acquired, counter_waits, counter_timeouts, counter_stale,
@@ -336,14 +336,12 @@ static zend_result apply_lock_failure(ephpm_ps_data *d, const char *reason, zend
     case EPHPM_LOCK_FAILURE_FAIL:
       /* session_start() fails; the calls a user's error handler makes before
        * it returns must not change the data either. */
-      d->readonly = true;
-      d->readonly_policy = "fail";
+      d->readonly = "fail";
       note(m, E_WARNING, "Session %s: %s; gave up%s (ephpm.session_lock_failure=fail)",
            sid_for_messages(d), reason, after);
       return FAILURE;
     case EPHPM_LOCK_FAILURE_READONLY:
-      d->readonly = true;
-      d->readonly_policy = "readonly";
+      d->readonly = "readonly";
       note(m, E_WARNING,
            "Session %s: %s; reading without it%s, the data will not be written "
            "(ephpm.session_lock_failure=readonly)",
@@ -403,8 +401,7 @@ static zend_result read_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_str
   /* Read again (session_reset()) after running without the lock, or after
    * giving it back: try again, and apply ephpm.session_lock_failure afresh. */
   if (d->lock == LOCK_MISSED || d->lock == LOCK_RELEASED) d->lock = LOCK_NONE;
-  d->readonly = false;
-  d->readonly_policy = NULL;
+  d->readonly = NULL;
 
   if (EPHPM_G(session_locking) && d->lock == LOCK_NONE) {
     char why[256];
@@ -535,11 +532,11 @@ static zend_result write_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_st
 
 /* Whether this request may change the stored data now; notes why not. */
 static bool may_change(const ephpm_ps_data *d, const char *what, ps_messages *m) {
-  if (d->readonly) {
+  if (d->readonly != NULL) {
     note(m, E_WARNING,
          "Session %s: the data was not %s: the session lock was not acquired "
          "(ephpm.session_lock_failure=%s)",
-         sid_for_messages(d), what, d->readonly_policy);
+         sid_for_messages(d), what, d->readonly);
     return false;
   }
   if (d->lock == LOCK_RELEASED) {
@@ -591,7 +588,7 @@ PS_WRITE_FUNC(ephpm) {
   switch_sid(ops, d, key, &m);
   if (!may_change(d, "written", &m)) {
     /* readonly's documented outcome is a warning, not a failed write */
-    return finish(&m, d->readonly ? SUCCESS : FAILURE);
+    return finish(&m, d->readonly != NULL ? SUCCESS : FAILURE);
   }
   const zend_result result = write_data(ops, d, val, maxlifetime, &m);
   return finish(&m, result);
@@ -743,7 +740,7 @@ PS_UPDATE_TIMESTAMP_FUNC(ephpm) {
   if (data_unfit(key, &m)) return finish(&m, FAILURE);
   switch_sid(ops, d, key, &m);
   /* readonly skips the refresh without a word (the data is unchanged) */
-  if (d->readonly) return finish(&m, SUCCESS);
+  if (d->readonly != NULL) return finish(&m, SUCCESS);
   if (!may_change(d, "written", &m)) return finish(&m, FAILURE);
   const zend_result result = refresh_data(ops, d, val, maxlifetime, &m);
   return finish(&m, result);
