@@ -96,6 +96,11 @@ struct Entry {
   // Only ever set on a string with an expiry, so a TTL bounds how long a pin
   // holds memory.
   bool pinned = false;
+  // Written by a cluster decision that the other members have not confirmed
+  // yet: it stays on this node (a full sync leaves it out) until it is
+  // confirmed (ConfirmLocal) or forgotten (ForgetLocal).  Its stamp is
+  // fresh, so once out it could win over the cluster's state.
+  bool tentative = false;
   Stamp stamp;                 // the write that made this state (a cluster's order)
   // Written by readers under the shared lock, hence atomic.
   mutable std::atomic<int64_t> last_access{0};
@@ -113,6 +118,7 @@ struct Entry {
         type(o.type),
         compressed(o.compressed),
         pinned(o.pinned),
+        tentative(o.tentative),
         stamp(o.stamp),
         last_access(o.last_access.load(std::memory_order_relaxed)) {}
   Entry& operator=(Entry&& o) noexcept {
@@ -125,6 +131,7 @@ struct Entry {
     type = o.type;
     compressed = o.compressed;
     pinned = o.pinned;
+    tentative = o.tentative;
     stamp = o.stamp;
     last_access.store(o.last_access.load(std::memory_order_relaxed),
                       std::memory_order_relaxed);
@@ -192,6 +199,7 @@ uint64_t HashEntryMem(size_t key_len, uint64_t fields_mem, bool has_ttl) {
 struct Tombstone {
   Stamp stamp;
   int64_t at_ms;  // when it was made, for collection
+  bool tentative = false;  // see Entry::tentative
 };
 uint64_t TombstoneMem(size_t key_len) {
   return sizeof(std::pair<const std::string, Tombstone>) + 1 + key_len;
@@ -1446,6 +1454,17 @@ class Store::Impl {
     if (changed) Notify(s);
   }
 
+  void ConfirmLocal(std::string_view key, const Stamp& stamp) {
+    if (!KeyOk(key)) return;
+    const HashedKey hk = HashKey(key);
+    Shard& s = ShardFor(hk);
+    WriterLock l(&s.mu);
+    auto it = s.map.find(hk);
+    if (it != s.map.end() && it->second.stamp == stamp) it->second.tentative = false;
+    auto t = s.tombstones.find(hk);
+    if (t != s.tombstones.end() && t->second.stamp == stamp) t->second.tentative = false;
+  }
+
   void ForEachForSync(absl::FunctionRef<void(const Mutation&)> fn) const {
     const Stamp flushed = FlushStamp();
     if (!flushed.empty()) {
@@ -1459,7 +1478,7 @@ class Store::Impl {
       ReaderLock l(&s.mu);
       const int64_t now = clock_->NowMs();
       for (const auto& [k, e] : s.map) {
-        if (IsExpired(e, now)) continue;
+        if (IsExpired(e, now) || e.tentative) continue;
         Mutation m;
         m.kind = Mutation::Kind::kSet;
         m.key = k;
@@ -1480,6 +1499,7 @@ class Store::Impl {
         fn(m);
       }
       for (const auto& [k, t] : s.tombstones) {
+        if (t.tentative) continue;
         Mutation m;
         m.kind = Mutation::Kind::kDelete;
         m.key = k;
@@ -2053,6 +2073,7 @@ class Store::Impl {
     e.expires_at = expires_at;
     e.mem_size = new_mem;
     e.pinned = fresh->pinned;
+    e.tentative = fresh->tentative;
     e.stamp = fresh->stamp;
     e.version = ++s.last_version;
     e.last_access.store(now, std::memory_order_relaxed);
@@ -2402,9 +2423,11 @@ class Store::Impl {
     m.kind = kind;
     m.key = key;
     m.stamp = options_.replicator->NextStamp();
+    const bool tentative = options_.replicator->Tentative();
     std::string encoded;
     if (e != nullptr) {
       e->stamp = m.stamp;
+      e->tentative = tentative;
       m.type = e->type;
       if (e->type == ValueType::kHash) {
         encoded = EncodeHash(*e->hash);
@@ -2419,7 +2442,7 @@ class Store::Impl {
       m.pinned = e->pinned;
       ForgetTombstoneLocked(s, key);
     } else if (kind == Mutation::Kind::kDelete) {
-      TombstoneLocked(s, key, m.stamp, clock_->NowMs());
+      TombstoneLocked(s, key, m.stamp, clock_->NowMs(), tentative);
     }
     options_.replicator->Publish(m);
   }
@@ -2427,13 +2450,14 @@ class Store::Impl {
   // Records that `key` was deleted (or expired) by the write `stamp`.  A
   // tombstone that cannot be allocated is skipped: a late older write could
   // then revive the key on this node (the cluster's full sync corrects it).
-  void TombstoneLocked(Shard& s, std::string_view key, Stamp stamp, int64_t now)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+  void TombstoneLocked(Shard& s, std::string_view key, Stamp stamp, int64_t now,
+                       bool tentative = false) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     if (options_.replicator == nullptr) return;
     try {
-      auto [t, inserted] = s.tombstones.try_emplace(std::string(key), Tombstone{stamp, now});
+      auto [t, inserted] =
+          s.tombstones.try_emplace(std::string(key), Tombstone{stamp, now, tentative});
       if (!inserted) {
-        if (t->second.stamp < stamp) t->second = Tombstone{stamp, now};
+        if (t->second.stamp < stamp) t->second = Tombstone{stamp, now, tentative};
       } else {
         AccountTombstone(key.size(), true);
       }
@@ -2922,6 +2946,10 @@ StoreStats Store::Stats() const { return impl_->Stats(); }
 
 bool Store::ApplyReplicated(const Mutation& m) {
   return OomGuard(false, [&] { return impl_->ApplyReplicated(m); });
+}
+
+void Store::ConfirmLocal(std::string_view key, const Stamp& stamp) {
+  impl_->ConfirmLocal(key, stamp);
 }
 
 void Store::ForgetLocal(std::string_view key, const Stamp& stamp) {

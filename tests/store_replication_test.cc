@@ -3,6 +3,7 @@
 // three stores exchange mutations by hand, in the orders a network could
 // deliver them.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <mutex>
 #include <string>
@@ -44,8 +45,10 @@ class Recorder : public ephpm::Replicator {
   Recorder(uint64_t node, uint64_t* clock) : node_(node), clock_(clock) {}
   Stamp NextStamp() override { return Stamp{++*clock_, node_}; }
   void Publish(const Mutation& m) override { log.push_back(Copy(m)); }
+  bool Tentative() const override { return tentative; }
   std::vector<Owned> Take() { return std::move(log); }
   std::vector<Owned> log;
+  bool tentative = false;  // what the next writes are published as
 
  private:
   uint64_t node_;
@@ -327,6 +330,76 @@ TEST_CASE("ForgetLocal drops only the state its stamp made, without a trace", "[
   CHECK(a.store->Stats().memory_used == 0);
   Deliver({older}, *a.store);
   CHECK(GetOr(*a.store, "k") == "older");
+}
+
+namespace {
+// The keys (with the kind of mutation) a full sync of `s` would send.
+std::vector<std::string> SyncKeys(const Store& s) {
+  std::vector<std::string> keys;
+  s.ForEachForSync([&](const Mutation& m) {
+    keys.push_back((m.kind == Mutation::Kind::kDelete ? "-" : "+") + std::string(m.key));
+  });
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+}  // namespace
+
+TEST_CASE("a tentative write stays out of a full sync until it is confirmed",
+          "[replication][cluster]") {
+  // A decision's writes are tentative until every member confirmed them;
+  // their stamps are fresh, so a full sync that carried one the members
+  // refused would make it win over the cluster's state there.
+  ManualClock clock;
+  uint64_t hlc = 100;
+  Node a(1, &hlc, &clock);
+  REQUIRE(a.store->Set("kept", "confirmed") == Status::kOk);
+  REQUIRE(a.store->Set("k", "confirmed") == Status::kOk);
+  a.rep.tentative = true;
+  REQUIRE(a.store->Set("k", "tentative") == Status::kOk);
+  REQUIRE(a.store->SetNx("new", "t", 0) == ephpm::SetNxOutcome::kInserted);
+  int64_t removed = 0;
+  REQUIRE(a.store->Del("kept", &removed) == Status::kOk);
+  a.rep.tentative = false;
+  const auto log = a.rep.Take();
+  REQUIRE(log.size() == 5);
+  // Seen here (the decider answers from its copy), not sent in a sync: not
+  // even the confirmed state under the tentative one, which the members have.
+  CHECK(GetOr(*a.store, "k") == "tentative");
+  CHECK(GetOr(*a.store, "new") == "t");
+  CHECK(SyncKeys(*a.store).empty());
+  CHECK(a.store->TombstoneCount() == 1);
+
+  // Confirming with another stamp changes nothing.
+  a.store->ConfirmLocal("k", log[0].m.stamp);
+  a.store->ConfirmLocal("kept", Stamp{log[4].m.stamp.hlc + 1, 1});
+  a.store->ConfirmLocal("absent", log[2].m.stamp);
+  CHECK(SyncKeys(*a.store).empty());
+  // Its own stamp: in the next sync, a set and a tombstone alike.
+  a.store->ConfirmLocal("k", log[2].m.stamp);
+  a.store->ConfirmLocal("kept", log[4].m.stamp);
+  CHECK(SyncKeys(*a.store) == std::vector<std::string>{"+k", "-kept"});
+  CHECK(a.rep.Take().empty());  // confirming publishes nothing
+
+  // Forgotten instead: gone, and never sent.
+  a.store->ForgetLocal("new", log[3].m.stamp);
+  CHECK(GetOr(*a.store, "new") == "<missing>");
+  CHECK(SyncKeys(*a.store) == std::vector<std::string>{"+k", "-kept"});
+
+  // A later plain write, or a newer state from a member, replaces a
+  // tentative one and is sent as usual.
+  a.rep.tentative = true;
+  REQUIRE(a.store->Set("k", "tentative again") == Status::kOk);
+  REQUIRE(a.store->Set("other", "tentative") == Status::kOk);
+  a.rep.tentative = false;
+  CHECK(SyncKeys(*a.store) == std::vector<std::string>{"-kept"});
+  REQUIRE(a.store->Set("k", "plain") == Status::kOk);
+  Owned newer = a.rep.Take().back();
+  newer.key = "other";
+  newer.value = "from a member";
+  newer.m.stamp = Stamp{hlc + 10, 2};
+  Deliver({newer}, *a.store);
+  CHECK(GetOr(*a.store, "other") == "from a member");
+  CHECK(SyncKeys(*a.store) == std::vector<std::string>{"+k", "+other", "-kept"});
 }
 
 TEST_CASE("a replica and a synced node keep a replicated lock pinned under allkeys-lru",

@@ -99,6 +99,12 @@ class Replicator {
   // and are not published.
   virtual void Publish(const Mutation& m) { (void)m; }
 
+  // Asked with Publish, on the same thread under the same lock: whether this
+  // mutation is tentative, a decision the other members have not confirmed
+  // yet.  The store then keeps it out of a full sync until the replicator
+  // calls Store::ConfirmLocal (or drops it with Store::ForgetLocal).
+  virtual bool Tentative() const { return false; }
+
   // Asked by Store::IncrBy before it looks at the local map; the owner runs
   // Store::IncrByLocal.
   virtual Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta) {

@@ -384,8 +384,13 @@ class Store {
   // would otherwise override theirs), then fetches their state again.  A
   // later write to the key (a decision made on top of it) is left alone.
   void ForgetLocal(std::string_view key, const Stamp& stamp);
+  // Marks key's entry or tombstone confirmed, if it is still the state the
+  // write `stamp` made.  A write the replicator published as tentative
+  // (Replicator::Tentative) stays out of ForEachForSync until then.
+  void ConfirmLocal(std::string_view key, const Stamp& stamp);
 
-  // Calls fn for every live entry and tombstone, as the mutations that
+  // Calls fn for every live entry and tombstone (but tentative ones, see
+  // ConfirmLocal), as the mutations that
   // would recreate them (with their stamps), a shard at a time under its
   // read lock; first a kFlush when a flush stamp is set.  fn must only copy.
   void ForEachForSync(absl::FunctionRef<void(const Mutation&)> fn) const;
