@@ -145,6 +145,9 @@ class ClusterNode::Impl {
     // A later incarnation than any earlier run of this node id had.
     MemberRecord self{o_.node_id, address_, static_cast<uint64_t>(WallMs()), MemberState::kAlive};
     start_incarnation_ = self.incarnation;
+    // Catch-up epochs grow across restarts of this id too, so that a member
+    // that applied an epoch of an earlier run cannot pass for caught up.
+    catchup_epoch_ = start_incarnation_ << 16;
     members_[o_.node_id] = Member{self, 0};
     RefreshPeersLocked();
     return true;
@@ -200,6 +203,9 @@ class ClusterNode::Impl {
   // ---- replication hooks (called under a store shard lock) -------------------
 
   Stamp NextStamp() { return Stamp{hlc_.Now(), node_hash_}; }
+
+  // A decision being made on this thread is tentative until confirmed.
+  bool Tentative() const { return tl_capture != nullptr && tl_capture->node == this; }
 
   void Publish(const Mutation& m) {
     // A decision being made on this thread (Decide) goes to every member as a
@@ -360,6 +366,11 @@ class ClusterNode::Impl {
     bool finished = false;
     std::vector<std::pair<std::string, Stamp>> changed;  // what the decision wrote
     std::function<void(bool)> done;       // set when the own token is released
+    // Per member, the epoch of the latest state it sent this node on seeing
+    // it back from the dead that this node had applied when it took the
+    // decision (rule d: the member refuses a decision taken before).
+    std::map<std::string, uint64_t> epochs;
+    uint64_t generation = 0;  // standing_gen_ when it was taken
   };
 
   // The decision being made on this thread, seen by Publish.
@@ -377,6 +388,16 @@ class ClusterNode::Impl {
   // key's shard lock (so one key's decisions leave in the order they were
   // applied); only queues frames.
   void SendDecision(const Capture& cap, const Mutation& m) {
+    if (standing_gen_.load(std::memory_order_acquire) != cap.decision->generation) {
+      // This node lost its standing after the decision was let through, and
+      // may have forgotten part of its copy (an unconfirmed decision) since:
+      // the operation may have read that gap.  It is not sent; settling it
+      // as failed forgets what it wrote.
+      std::lock_guard<std::mutex> l(cap.decision->mu);
+      cap.decision->changed.emplace_back(std::string(m.key), m.stamp);
+      cap.decision->failed = true;
+      return;
+    }
     Writer w;
     w.Str(o_.node_id);
     w.Str(cap.routing_key);
@@ -384,9 +405,9 @@ class ClusterNode::Impl {
     w.Mut(m);
     const std::string body = std::move(w.out());
     const int64_t timeout = std::max<int64_t>(1, cap.deadline_ms - WallMs());
-    std::vector<std::string> to;
+    std::vector<const AliveMember*> to;
     for (const AliveMember& a : cap.view->alive) {
-      if (!a.self) to.push_back(a.address);
+      if (!a.self) to.push_back(&a);
     }
     {
       std::lock_guard<std::mutex> l(cap.decision->mu);
@@ -394,8 +415,14 @@ class ClusterNode::Impl {
       cap.decision->pending += static_cast<int>(to.size());
     }
     mutations_published_.fetch_add(1, std::memory_order_relaxed);
-    for (const std::string& addr : to) {
-      Request(addr, MsgType::kDecision, body, timeout,
+    for (const AliveMember* a : to) {
+      // Read without the decision's lock: `epochs` is written once, before
+      // the operation runs.
+      auto e = cap.decision->epochs.find(a->id);
+      Writer tail;
+      tail.U64(e == cap.decision->epochs.end() ? 0 : e->second);
+      tail.U64(start_incarnation_);
+      Request(a->address, MsgType::kDecision, body + tail.out(), timeout,
               [this, d = cap.decision](bool ok, std::string_view reply) {
                 Settle(d, ok && ConfirmedIn(reply));
               });
@@ -439,22 +466,43 @@ class ClusterNode::Impl {
       // it, and a node that was held dead decided on a stale copy): drop
       // what the decision wrote, unless a later decision has replaced it,
       // so that their state wins whatever the stamps say, and catch up.
-      for (const auto& [key, stamp] : changed) store_->ForgetLocal(key, stamp);
-      LoseStanding();
+      // In this order: the standing goes first, so that a decision let
+      // through before now that runs its operation after the forget (and
+      // may read the gap it leaves) is dropped by SendDecision; the members
+      // are asked for their state only after the forget, so that what they
+      // send fills the gap.
+      LoseStanding([&] {
+        for (const auto& [key, stamp] : changed) store_->ForgetLocal(key, stamp);
+      });
     } else if (!changed.empty()) {
+      for (const auto& [key, stamp] : changed) store_->ConfirmLocal(key, stamp);
       decisions_confirmed_.fetch_add(1, std::memory_order_relaxed);
+    }
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      --in_flight_;
+      MaybeReadyLocked();
     }
     done(!failed);
   }
 
   // Runs `op` (a store _Local operation) as a decision over `view` and calls
   // done(confirmed, outcome) once it is settled, on whichever thread settles
-  // it.  REQUIRES: CanDecide(*view).
+  // it.  False, and nothing done, when this node may not decide (checked
+  // again here, under mu_, with the epochs the decision will carry: a state
+  // applied after this point makes the members refuse it).
   template <typename Outcome, typename Op>
-  void Decide(std::string_view routing_key, int64_t deadline_ms,
+  bool Decide(std::string_view routing_key, int64_t deadline_ms,
               std::shared_ptr<const View> view, Op op,
               std::function<void(bool, Outcome)> done) {
     auto d = std::make_shared<Decision>();
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (!CanDecide(*view)) return false;
+      ++in_flight_;
+      d->epochs = applied_epoch_;
+      d->generation = standing_gen_.load(std::memory_order_relaxed);
+    }
     Capture cap{this, d, routing_key, deadline_ms, std::move(view)};
     Outcome out;
     {
@@ -465,9 +513,14 @@ class ClusterNode::Impl {
     }
     {
       std::lock_guard<std::mutex> l(d->mu);
+      // Standing lost while the operation ran: it may have read a gap left
+      // by a forgotten decision even where it wrote nothing (a "no such key"
+      // or a mismatch), so its outcome is unknown.
+      if (standing_gen_.load(std::memory_order_acquire) != d->generation) d->failed = true;
       d->done = [done = std::move(done), out](bool ok) { done(ok, out); };
     }
     Settle(d, true);  // the own token
+    return true;
   }
 
   // A decision for a key this node owns, asked on this node: made here and
@@ -476,8 +529,11 @@ class ClusterNode::Impl {
   Routed<Outcome> DecideHere(std::string_view routing_key, int64_t deadline_ms,
                              std::shared_ptr<const View> view, Op op) {
     auto h = std::make_shared<Handoff<Outcome>>();
-    Decide<Outcome>(routing_key, deadline_ms, std::move(view), op,
-                    [h](bool ok, Outcome out) { h->Put(ok, std::move(out)); });
+    if (!Decide<Outcome>(routing_key, deadline_ms, std::move(view), op,
+                         [h](bool ok, Outcome out) { h->Put(ok, std::move(out)); })) {
+      routed_refused_.fetch_add(1, std::memory_order_relaxed);
+      return Routed<Outcome>::Unreachable();  // nothing applied
+    }
     // Every confirmation has its own timer; the margin covers a node whose
     // I/O threads are stopped.
     Outcome out{};
@@ -486,6 +542,13 @@ class ClusterNode::Impl {
   }
 
   enum class CallResult { kAnswered, kRefused, kUnreachable };
+
+  // A route reply's status byte.  Refused means nothing was applied, so the
+  // asker may ask again; unconfirmed means the owner applied it but not
+  // every member confirmed it: the outcome is unknown, never to be retried.
+  static constexpr uint8_t kRouteRefused = 0;
+  static constexpr uint8_t kRouteDecided = 1;
+  static constexpr uint8_t kRouteUnconfirmed = 2;
 
   // Sends a route request to the owner at `address` and waits for its
   // answer (the body after the sender id and the "decided" byte) until
@@ -509,7 +572,11 @@ class ClusterNode::Impl {
       routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
       return CallResult::kUnreachable;
     }
-    if (decided != 1) return CallResult::kRefused;
+    if (decided == kRouteRefused) return CallResult::kRefused;
+    if (decided != kRouteDecided) {
+      routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
+      return CallResult::kUnreachable;  // decided, but not confirmed: unknown
+    }
     answer->assign(reply, reply.size() - r.remaining(), std::string::npos);
     return CallResult::kAnswered;
   }
@@ -764,50 +831,53 @@ class ClusterNode::Impl {
       default:
         return false;
     }
-    auto answer = [this, c, asker, request_id](bool decided, const std::string& outcome) {
+    auto answer = [this, c, asker, request_id](uint8_t status, const std::string& outcome) {
       Writer w;
       w.Str(o_.node_id);
-      w.U8(decided ? 1 : 0);
+      w.U8(status);
       w.out().append(outcome);
       Reply(c, asker, MsgType::kRouteReply, request_id, w.out());
+    };
+    auto refuse = [this, &answer] {
+      routed_refused_.fetch_add(1, std::memory_order_relaxed);
+      answer(kRouteRefused, "");
     };
     Placement p = Place(routing);
     if (WallMs() + o_.max_clock_skew_ms >= deadline || p.kind != Placement::Kind::kHere ||
         !CanDecide(*p.view)) {
-      routed_refused_.fetch_add(1, std::memory_order_relaxed);
-      answer(false, "");
+      refuse();
       return true;
     }
-    routed_decided_.fetch_add(1, std::memory_order_relaxed);
     auto one_byte = [answer](bool ok, auto outcome) {
-      answer(ok, std::string(1, static_cast<char>(outcome)));
+      answer(ok ? kRouteDecided : kRouteUnconfirmed, std::string(1, static_cast<char>(outcome)));
     };
+    bool started = true;
     switch (static_cast<RouteOp>(op)) {
       case RouteOp::kSetNx:
-        Decide<SetNxOutcome>(routing, deadline, std::move(p.view),
+        started = Decide<SetNxOutcome>(routing, deadline, std::move(p.view),
                              [&] { return store_->SetNxLocal(key, value, ttl); }, one_byte);
         break;
       case RouteOp::kDelIfEq:
-        Decide<DelIfEqOutcome>(routing, deadline, std::move(p.view),
+        started = Decide<DelIfEqOutcome>(routing, deadline, std::move(p.view),
                                [&] { return store_->DelIfEqLocal(key, token); }, one_byte);
         break;
       case RouteOp::kSetIfEq:
-        Decide<SetIfEqOutcome>(
+        started = Decide<SetIfEqOutcome>(
             routing, deadline, std::move(p.view),
             [&] { return store_->SetIfEqLocal(guard, token, key, value, ttl); }, one_byte);
         break;
       case RouteOp::kDelIfGuardEq:
-        Decide<DelIfGuardEqOutcome>(
+        started = Decide<DelIfGuardEqOutcome>(
             routing, deadline, std::move(p.view),
             [&] { return store_->DelIfGuardEqLocal(guard, token, key); }, one_byte);
         break;
       case RouteOp::kExpireIfGuardEq:
-        Decide<ExpireIfGuardEqOutcome>(
+        started = Decide<ExpireIfGuardEqOutcome>(
             routing, deadline, std::move(p.view),
             [&] { return store_->ExpireIfGuardEqLocal(guard, token, key, ttl); }, one_byte);
         break;
       case RouteOp::kIncrBy:
-        Decide<IncrByReply>(
+        started = Decide<IncrByReply>(
             routing, deadline, std::move(p.view),
             [&] {
               IncrByReply rep;
@@ -818,7 +888,7 @@ class ClusterNode::Impl {
               Writer w;
               w.U8(static_cast<uint8_t>(rep.status));
               w.I64(rep.status == Status::kOk ? rep.value : 0);
-              answer(ok, w.out());
+              answer(ok ? kRouteDecided : kRouteUnconfirmed, w.out());
             });
         break;
       case RouteOp::kGet: {
@@ -827,24 +897,40 @@ class ClusterNode::Impl {
         Writer w;
         w.U8(static_cast<uint8_t>(st));
         w.Str(st == Status::kOk ? std::string_view(v) : std::string_view());
-        answer(true, w.out());
+        answer(kRouteDecided, w.out());
         break;
       }
+    }
+    if (!started) {
+      refuse();
+    } else {
+      routed_decided_.fetch_add(1, std::memory_order_relaxed);
     }
     return true;
   }
 
   // A member's side of a decision: confirms it (and applies it) only under
   // conditions a-d above.
-  Verdict Judge(std::string_view decider, std::string_view routing_key, int64_t deadline) {
+  Verdict Judge(std::string_view decider, std::string_view routing_key, int64_t deadline,
+                uint64_t epoch, uint64_t life) {
     if (store_ == nullptr) return Verdict::kNotServing;
     {
       std::lock_guard<std::mutex> l(mu_);
-      auto it = members_.find(std::string(decider));
+      const std::string id(decider);
+      auto it = members_.find(id);
       if (it == members_.end() || it->second.rec.state == MemberState::kDead) {
         return Verdict::kSenderDead;
       }
-      if (catchup_.count(std::string(decider)) != 0) return Verdict::kCatchUp;
+      // Not yet applied the state sent when it came back, or decided before
+      // it had (the decision carries the epoch it had applied then).
+      if (catchup_.count(id) != 0) return Verdict::kCatchUp;
+      // The check is for the process this node revived: one started since
+      // (a later first incarnation) has no memory of that state, and its own
+      // readiness rule made it fetch everyone's state when it started.
+      if (auto e = sent_epoch_.find(id);
+          e != sent_epoch_.end() && life <= e->second.incarnation && epoch < e->second.epoch) {
+        return Verdict::kCatchUp;
+      }
     }
     if (OwnerOf(routing_key) != decider) return Verdict::kNotOwner;
     if (WallMs() + o_.max_clock_skew_ms >= deadline) return Verdict::kLate;
@@ -1414,9 +1500,13 @@ class ClusterNode::Impl {
         std::string_view routing_key;
         int64_t deadline = 0;
         Mutation m;
-        if (!r.Str(&routing_key) || !r.I64(&deadline) || !r.Mut(&m)) return false;
+        uint64_t epoch = 0, life = 0;
+        if (!r.Str(&routing_key) || !r.I64(&deadline) || !r.Mut(&m) || !r.U64(&epoch) ||
+            !r.U64(&life)) {
+          return false;
+        }
         hlc_.Observe(m.stamp.hlc);
-        const Verdict v = Judge(sender, routing_key, deadline);
+        const Verdict v = Judge(sender, routing_key, deadline, epoch, life);
         if (v == Verdict::kConfirmed) {
           store_->ApplyReplicated(m);
           mutations_received_.fetch_add(1, std::memory_order_relaxed);
@@ -1499,14 +1589,30 @@ class ClusterNode::Impl {
   void SyncReceived(const std::string& sender, uint64_t round, uint64_t epoch,
                     bool held_alive) {
     std::string address;
+    std::vector<std::string> ask;
+    uint64_t ask_round = 0;
     {
       std::lock_guard<std::mutex> l(mu_);
       if (round != 0 && round == sync_round_ && held_alive &&
           sync_awaiting_.erase(sender) != 0) {
         MaybeReadyLocked();
       }
+      if (epoch != 0) {
+        uint64_t& applied = applied_epoch_[sender];
+        applied = std::max(applied, epoch);
+        // The sender held this node dead: decisions it made meanwhile on its
+        // own copy (answered "unknown", forgotten when they settle) may still
+        // stand in it with fresher stamps than the state just applied.  It
+        // decides again only after they settled and a new round came in.
+        if (ready_.load(std::memory_order_relaxed)) {
+          ask = StartSyncRoundLocked();
+          ask_round = sync_round_;
+          standing_lost_.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
       if (auto it = members_.find(sender); it != members_.end()) address = it->second.rec.address;
     }
+    if (!ask.empty()) AskForSync(ask, ask_round);
     if (epoch != 0 && !address.empty()) {
       Writer w;
       w.Str(o_.node_id);
@@ -1521,7 +1627,8 @@ class ClusterNode::Impl {
   // Ready once joined (when there is a cluster to join) and every member
   // awaited has sent its whole state.
   void MaybeReadyLocked() {
-    if (!ready_.load(std::memory_order_relaxed) && joined_ && sync_awaiting_.empty()) {
+    if (!ready_.load(std::memory_order_relaxed) && joined_ && sync_awaiting_.empty() &&
+        in_flight_ == 0) {
       ready_.store(true, std::memory_order_release);
       ready_cv_.notify_all();
     }
@@ -1531,6 +1638,7 @@ class ClusterNode::Impl {
   // and this node decides nothing until all have sent it.  Returns the
   // addresses to ask (the caller sends outside the lock).
   std::vector<std::string> StartSyncRoundLocked() {
+    standing_gen_.fetch_add(1, std::memory_order_release);
     ready_.store(false, std::memory_order_release);
     ++sync_round_;
     sync_awaiting_.clear();
@@ -1559,7 +1667,9 @@ class ClusterNode::Impl {
   // This node's copy may be behind the cluster's (a decision of its own was
   // not confirmed, or it learned it had been held dead): it stops deciding
   // until every member it holds alive has sent it its whole state again.
-  void LoseStanding() {
+  // `meanwhile` runs after the standing is gone and before the members are
+  // asked for their state.
+  void LoseStanding(const std::function<void()>& meanwhile = {}) {
     std::vector<std::string> ask;
     uint64_t round = 0;
     {
@@ -1568,6 +1678,7 @@ class ClusterNode::Impl {
       round = sync_round_;
     }
     standing_lost_.fetch_add(1, std::memory_order_relaxed);
+    if (meanwhile) meanwhile();
     AskForSync(ask, round);
   }
 
@@ -1753,6 +1864,7 @@ class ClusterNode::Impl {
       // and its decisions are refused here until it has applied it.
       const uint64_t epoch = ++catchup_epoch_;
       catchup_[rec.id] = epoch;
+      sent_epoch_[rec.id] = SentEpoch{epoch, rec.incarnation};
       fx->push.emplace_back(rec.address, epoch);
       if (!ready_.load(std::memory_order_relaxed) &&
           sync_awaiting_.emplace(rec.id, SteadyMs()).second) {
@@ -1977,6 +2089,19 @@ class ClusterNode::Impl {
   std::map<std::string, int64_t> sync_awaiting_;
   std::map<std::string, uint64_t> catchup_;  // members back from the dead: epoch of the state sent
   uint64_t catchup_epoch_ = 0;
+  // The latest such epoch sent to each member (kept after its kSyncDone):
+  // a decision carrying an older one was taken before it caught up.
+  struct SentEpoch {
+    uint64_t epoch;
+    uint64_t incarnation;  // of the member when it was revived
+  };
+  std::map<std::string, SentEpoch> sent_epoch_;
+  // Per member, the latest epoch of a state it sent on seeing this node back
+  // from the dead that this node has applied.
+  std::map<std::string, uint64_t> applied_epoch_;
+  // Decisions this node has started and not settled: it becomes ready only
+  // when there are none (one made on a stale copy must be forgotten first).
+  uint64_t in_flight_ = 0;
   uint64_t start_incarnation_ = 0;        // this run's first incarnation
   bool restart_seen_ = false;
   std::set<std::string> resync_;  // addresses to send a whole state
@@ -1990,6 +2115,10 @@ class ClusterNode::Impl {
       std::make_shared<const std::vector<std::string>>();
   std::shared_ptr<const View> view_ = std::make_shared<const View>();
   std::atomic<bool> ready_{false};  // may decide (rule 2); written under mu_
+  // Moves on every loss of standing (under mu_); a decision let through
+  // under an older one is not sent, and its outcome is unknown (SendDecision,
+  // Decide).
+  std::atomic<uint64_t> standing_gen_{0};
   std::condition_variable ready_cv_;  // with mu_: ready_ or the view changed
 #ifdef EPHPM_CLUSTER_TEST_HOOKS
   std::atomic<bool> force_local_{false};
@@ -2035,6 +2164,7 @@ std::vector<MemberRecord> ClusterNode::Members() const { return impl_->Members()
 std::vector<std::string> ClusterNode::AliveIds() const { return impl_->AliveIds(); }
 Stamp ClusterNode::NextStamp() { return impl_->NextStamp(); }
 void ClusterNode::Publish(const Mutation& m) { impl_->Publish(m); }
+bool ClusterNode::Tentative() const { return impl_->Tentative(); }
 std::string ClusterNode::Describe() const { return impl_->Describe(); }
 std::string ClusterNode::OwnerOf(std::string_view key) const { return impl_->OwnerOf(key); }
 bool ClusterNode::Ready() const { return impl_->Ready(); }

@@ -505,3 +505,98 @@ TEST_CASE("routing: the minority side of a partition decides nothing", "[cluster
   REQUIRE(WaitFor(3000, [&] { return t.Everywhere(c_key, "majority"); }) >= 0);
   CHECK(t.c.store->SetNx(c_key, "late", 30000) == SetNxOutcome::kExists);
 }
+
+namespace {
+uint64_t Counter(const Node& n, const std::string& name) {
+  const std::string info = n.node->Describe();
+  const size_t at = info.find(name + ":");
+  REQUIRE(at != std::string::npos);
+  return std::stoull(info.substr(at + name.size() + 1));
+}
+}  // namespace
+
+// Issue 12, break 4 (found by the fault test): an owner that applied a
+// routed decision but did not get every confirmation must answer "unknown".
+// Answered "refused", the asker asked again, and the first try could still
+// stand on the members that had confirmed it: one INCR counted twice.
+TEST_CASE("routing: an unconfirmed routed decision is unknown to the asker, never asked again",
+          "[cluster][routing]") {
+  Trio t;
+  t.Converge();
+  const ClusterOptions o = Fast("x");
+  const std::string counter = KeyOwnedBy(t.a, "c", "unconfirmed:");
+  int64_t v = 0;
+  REQUIRE(t.a.store->IncrBy(counter, 1, &v) == Status::kOk);
+  REQUIRE(v == 1);
+  const uint64_t calls = Counter(t.a, "cluster_routed_calls");
+  t.c.node->TestCutOff("b", true);  // c's frames to b are lost: b cannot confirm
+  CHECK(t.a.store->IncrBy(counter, 1, &v) == Status::kOwnerUnreachable);
+  t.c.node->TestCutOff("b", false);
+  CHECK(Counter(t.a, "cluster_routed_calls") == calls + 1);
+  // (c's own timer for b's confirmation ends at the same deadline as a's
+  // wait: whichever comes first, a asked once.)
+  CHECK(WaitFor(2000, [&] { return Counter(t.c, "cluster_decisions_unconfirmed") >= 1; }) >= 0);
+  // c forgets its copy and fetches the members' state; a confirmed the
+  // increment, b never saw it: 1 or 2 everywhere, never 3.
+  REQUIRE(WaitFor(6 * FailureDetectionBoundMs(o, 3), [&] {
+            return AllAlive(t.all(), {"a", "b", "c"}) && AllReady(t.all());
+          }) >= 0);
+  std::string value;
+  REQUIRE(WaitFor(3000, [&] {
+            value = t.c.Get(counter);
+            return t.Everywhere(counter, value);
+          }) >= 0);
+  INFO("counter " << value);
+  CHECK((value == "1" || value == "2"));
+  REQUIRE(t.b.store->IncrBy(counter, 1, &v) == Status::kOk);
+  CHECK(v == std::stoll(value) + 1);
+}
+
+// Issue 12, break 4 (found by the fault test): the members remember the
+// catch-up state they sent a node they saw come back from the dead, and
+// refuse its decisions taken before it applied that state.  A process
+// started since with the same id never saw that state; it must not be
+// refused forever (it fetches everyone's state on start anyway).
+TEST_CASE("routing: a node revived, then restarted with the same id, decides again",
+          "[cluster][routing]") {
+  Trio t;
+  t.Converge();
+  const ClusterOptions o = Fast("x");
+  // c is held dead, then comes back: a and b send it their state.
+  t.c.node->TestPause(true);
+  REQUIRE(WaitFor(4 * FailureDetectionBoundMs(o, 3), [&] {
+            return AllAlive({&t.a, &t.b}, {"a", "b"}) && AllReady({&t.a, &t.b});
+          }) >= 0);
+  t.c.node->TestPause(false);
+  t.Converge();
+  const std::string before = KeyOwnedBy(t.a, "c", "revived:");
+  REQUIRE(WaitFor(3000, [&] {
+            return t.c.store->SetNx(before, "c1", 30000) == SetNxOutcome::kInserted;
+          }) >= 0);
+
+  // The process restarts at once (before anyone declares it dead).
+  t.c.Kill();
+  Node c2([&] {
+    auto oc = Fast("c");
+    oc.join = {t.a.address()};
+    return oc;
+  }());
+  const std::vector<Node*> all{&t.a, &t.b, &c2};
+  auto knows_c2 = [&](const Node* n) {
+    for (const auto& m : n->node->Members()) {
+      if (m.id == "c") return m.address == c2.address();
+    }
+    return false;
+  };
+  REQUIRE(WaitFor(6 * FailureDetectionBoundMs(o, 3), [&] {
+            return AllAlive(all, {"a", "b", "c"}) && AllReady(all) && knows_c2(&t.a) &&
+                   knows_c2(&t.b);
+          }) >= 0);
+  // Its decisions are confirmed, asked there or routed to it.
+  const std::string after = KeyOwnedBy(t.a, "c", "restarted:");
+  int64_t v = 0;
+  CHECK(WaitFor(3000, [&] { return c2.store->IncrBy(after, 1, &v) == Status::kOk; }) >= 0);
+  CHECK(t.a.store->SetNx(after + ":lock", "a", 30000) != SetNxOutcome::kOwnerUnreachable);
+  CHECK(c2.store->SetNx(before, "c2", 30000) == SetNxOutcome::kExists);
+  CHECK(c2.Get(before) == "c1");
+}
