@@ -1,0 +1,254 @@
+// Keyspace commands: DEL, EXISTS, TYPE, RENAME, KEYS, SCAN, RANDOMKEY, and
+// the EXPIRE / TTL family.
+
+#include "command_table.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ephpm {
+namespace resp {
+namespace cmd {
+
+void CmdDel(Ctx& c) {
+  int64_t total = 0;
+  for (size_t i = 1; i < c.argv.size(); ++i) {
+    int64_t n = 0;
+    if (Failed(c, c.store->Del(c.argv[i], &n))) return;
+    total += n;
+  }
+  c.w.Integer(total);
+}
+
+void CmdExists(Ctx& c) {
+  int64_t total = 0;
+  for (size_t i = 1; i < c.argv.size(); ++i) {
+    bool e = false;
+    if (Failed(c, c.store->Exists(c.argv[i], &e))) return;
+    total += e ? 1 : 0;
+  }
+  c.w.Integer(total);
+}
+
+namespace {
+
+const char* TypeName(ValueType t) { return t == ValueType::kHash ? "hash" : "string"; }
+
+}  // namespace
+
+void CmdType(Ctx& c) {
+  const auto t = TypeOf(c, c.argv[1]);
+  c.w.SimpleString(t ? TypeName(*t) : "none");
+}
+
+namespace {
+
+void RenameGeneric(Ctx& c, bool nx) {
+  bool renamed = false;
+  const Status st = c.store->Rename(c.argv[1], c.argv[2], nx, &renamed);
+  if (st == Status::kNotFound) return c.w.Error(kNoKey);
+  if (Failed(c, st)) return;
+  if (nx) return c.w.Integer(renamed ? 1 : 0);
+  Ok(c);
+}
+
+}  // namespace
+
+void CmdRename(Ctx& c) { RenameGeneric(c, false); }
+
+void CmdRenameNx(Ctx& c) { RenameGeneric(c, true); }
+
+namespace {
+
+// Redis's matcher never matches an empty text against a non-empty pattern
+// (its loop ends before it reads the pattern), though "*" selects every key,
+// "" included, by a shortcut that skips matching.  The store's glob matches
+// "" with "**" too: drop the empty key where Redis would not return it.
+bool RedisMatchesEmptyKey(std::string_view pattern) { return pattern.empty() || pattern == "*"; }
+
+void DropEmptyKeyUnlessMatched(std::string_view pattern, std::vector<std::string>* keys) {
+  if (RedisMatchesEmptyKey(pattern)) return;
+  keys->erase(std::remove(keys->begin(), keys->end(), std::string()), keys->end());
+}
+
+}  // namespace
+
+void CmdKeys(Ctx& c) {
+  std::vector<std::string> keys;
+  if (Failed(c, c.store->Keys(c.argv[1], &keys))) return;
+  DropEmptyKeyUnlessMatched(c.argv[1], &keys);
+  c.w.ArrayHeader(keys.size());
+  for (const auto& k : keys) c.w.Bulk(k);
+}
+
+// SCAN/HSCAN options, as Redis 7.0's scanGenericCommand reads them (the last
+// MATCH wins; TYPE only for SCAN).  *pattern is unset without MATCH.
+// Returns false after replying an error.
+bool ParseScanOptions(Ctx& c, size_t start, bool allow_type, std::optional<std::string>* pattern,
+                      size_t* count, std::optional<std::string>* type) {
+  *count = 10;
+  for (size_t i = start; i < c.argv.size();) {
+    const size_t left = c.argv.size() - i;
+    if (IEq(c.argv[i], "COUNT") && left >= 2) {
+      int64_t n = 0;
+      if (!ParseLL(c.argv[i + 1], &n)) {
+        c.w.Error(kNotInteger);
+        return false;
+      }
+      if (n < 1) {
+        c.w.Error(kSyntaxErr);
+        return false;
+      }
+      *count = static_cast<size_t>(n);
+      i += 2;
+    } else if (IEq(c.argv[i], "MATCH") && left >= 2) {
+      *pattern = c.argv[i + 1];
+      i += 2;
+    } else if (IEq(c.argv[i], "TYPE") && allow_type && left >= 2) {
+      *type = c.argv[i + 1];
+      i += 2;
+    } else {
+      c.w.Error(kSyntaxErr);
+      return false;
+    }
+  }
+  if (*pattern == "*") pattern->reset();  // Redis: MATCH * is no pattern at all
+  return true;
+}
+
+void CmdScan(Ctx& c) {
+  uint64_t cursor = 0;
+  if (!ParseCursor(c.argv[1], &cursor)) return c.w.Error("ERR invalid cursor");
+  std::optional<std::string> pattern;
+  size_t count = 10;
+  std::optional<std::string> type_name;
+  if (!ParseScanOptions(c, 2, true, &pattern, &count, &type_name)) return;
+  std::optional<ValueType> type;
+  bool none = false;  // Redis 7.0: an unknown type name matches nothing
+  if (type_name) {
+    if (IEq(*type_name, "string")) {
+      type = ValueType::kString;
+    } else if (IEq(*type_name, "hash")) {
+      type = ValueType::kHash;
+    } else {
+      none = true;
+    }
+  }
+  std::vector<std::string> keys;
+  uint64_t next = 0;
+  // The store takes "" for "no pattern"; MATCH "" selects the empty key only.
+  const std::string glob = pattern.value_or("");
+  if (Failed(c, c.store->Scan(cursor, glob, count, type, &keys, &next))) return;
+  if (none) {
+    keys.clear();
+  } else if (pattern && pattern->empty()) {
+    keys.erase(std::remove_if(keys.begin(), keys.end(),
+                              [](const std::string& k) { return !k.empty(); }),
+               keys.end());
+  } else if (pattern) {
+    DropEmptyKeyUnlessMatched(*pattern, &keys);
+  }
+  c.w.ArrayHeader(2);
+  c.w.Bulk(std::to_string(next));
+  c.w.ArrayHeader(keys.size());
+  for (const auto& k : keys) c.w.Bulk(k);
+}
+
+void CmdRandomKey(Ctx& c) {
+  std::string k;
+  const Status st = c.store->RandomKey(&k);
+  if (st == Status::kNotFound) return c.w.NullBulk();
+  if (Failed(c, st)) return;
+  c.w.Bulk(k);
+}
+
+namespace {
+
+// EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (Redis 7.0's expireGenericCommand).
+void ExpireGeneric(Ctx& c, bool relative, bool seconds) {
+  unsigned conditions = 0;
+  bool nx = false, xx = false, gt = false, lt = false;
+  for (size_t j = 3; j < c.argv.size(); ++j) {
+    const std::string& opt = c.argv[j];
+    if (IEq(opt, "NX")) {
+      nx = true;
+      conditions |= kExpireNx;
+    } else if (IEq(opt, "XX")) {
+      xx = true;
+      conditions |= kExpireXx;
+    } else if (IEq(opt, "GT")) {
+      gt = true;
+      conditions |= kExpireGt;
+    } else if (IEq(opt, "LT")) {
+      lt = true;
+      conditions |= kExpireLt;
+    } else {
+      return c.w.Error("ERR Unsupported option " + std::string(CStr(opt, 1 << 20)));
+    }
+  }
+  if ((nx && xx) || (nx && gt) || (nx && lt)) {
+    return c.w.Error("ERR NX and XX, GT or LT options at the same time are not compatible");
+  }
+  if (gt && lt) return c.w.Error("ERR GT and LT options at the same time are not compatible");
+  int64_t when = 0;
+  if (!ParseLL(c.argv[2], &when)) return c.w.Error(kNotInteger);
+  if (seconds) {
+    if (when > INT64_MAX / 1000 || when < INT64_MIN / 1000) return c.w.Error(ExpireTimeError(c));
+    when *= 1000;
+  }
+  const int64_t base = relative ? c.store->NowMs() : 0;
+  if (when > INT64_MAX - base) return c.w.Error(ExpireTimeError(c));
+  when += base;
+  bool applied = false;
+  if (Failed(c, c.store->ExpireAtIf(c.argv[1], when, conditions, &applied))) return;
+  c.w.Integer(applied ? 1 : 0);
+}
+
+}  // namespace
+
+void CmdExpire(Ctx& c) { ExpireGeneric(c, true, true); }
+
+void CmdPExpire(Ctx& c) { ExpireGeneric(c, true, false); }
+
+void CmdExpireAt(Ctx& c) { ExpireGeneric(c, false, true); }
+
+void CmdPExpireAt(Ctx& c) { ExpireGeneric(c, false, false); }
+
+namespace {
+
+// TTL, PTTL, EXPIRETIME, PEXPIRETIME.
+void TtlGeneric(Ctx& c, bool ms, bool absolute) {
+  EntryInfo info;
+  const Status st = c.store->Inspect(c.argv[1], &info);
+  if (st == Status::kNotFound) return c.w.Integer(-2);
+  if (Failed(c, st)) return;
+  if (info.expires_at_ms == 0) return c.w.Integer(-1);
+  int64_t v = info.expires_at_ms;
+  if (!absolute) {
+    v -= c.store->NowMs();
+    if (v < 0) v = 0;
+  }
+  c.w.Integer(ms ? v : (v + 500) / 1000);
+}
+
+}  // namespace
+
+void CmdTtl(Ctx& c) { TtlGeneric(c, false, false); }
+
+void CmdPTtl(Ctx& c) { TtlGeneric(c, true, false); }
+
+void CmdExpireTime(Ctx& c) { TtlGeneric(c, false, true); }
+
+void CmdPExpireTime(Ctx& c) { TtlGeneric(c, true, true); }
+
+void CmdPersist(Ctx& c) {
+  bool applied = false;
+  if (Failed(c, c.store->Persist(c.argv[1], &applied))) return;
+  c.w.Integer(applied ? 1 : 0);
+}
+
+}  // namespace cmd
+}  // namespace resp
+}  // namespace ephpm

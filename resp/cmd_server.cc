@@ -1,0 +1,268 @@
+// Server commands: INFO, DBSIZE, FLUSHDB/FLUSHALL, TIME, and COMMAND
+// (read from the command table).
+
+#include "command_table.h"
+
+#include <sys/time.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace ephpm {
+namespace resp {
+namespace cmd {
+
+namespace {
+
+std::string Human(uint64_t bytes) {
+  char buf[32];
+  const double b = static_cast<double>(bytes);
+  if (bytes < 1024) {
+    std::snprintf(buf, sizeof buf, "%lluB", static_cast<unsigned long long>(bytes));
+  } else if (bytes < 1024ull * 1024) {
+    std::snprintf(buf, sizeof buf, "%.2fK", b / 1024);
+  } else if (bytes < 1024ull * 1024 * 1024) {
+    std::snprintf(buf, sizeof buf, "%.2fM", b / (1024 * 1024));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2fG", b / (1024.0 * 1024 * 1024));
+  }
+  return buf;
+}
+
+std::string InfoText(Ctx& c, const std::vector<std::string>& asked) {
+  const StoreStats st = c.store->Stats();
+  const StoreOptions& o = c.store->options();
+  auto wants = [&](std::string_view section, bool in_default) {
+    if (asked.empty()) return in_default;
+    for (const std::string& a : asked) {
+      const std::string l = Lower(a);
+      if (l == section || l == "all" || l == "everything" || (l == "default" && in_default)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  std::string out;
+  auto line = [&out](std::string_view k, const std::string& v) {
+    out.append(k).append(":").append(v).append("\r\n");
+  };
+  auto section = [&out](std::string_view title) {
+    if (!out.empty()) out.append("\r\n");
+    out.append("# ").append(title).append("\r\n");
+  };
+  const int64_t now = c.store->NowMs();
+  const int64_t uptime = (now - c.server->started_at_ms()) / 1000;
+  if (wants("server", true)) {
+    section("Server");
+    line("redis_version", kRedisCompatVersion);
+    line("ephpm_version", "0.1.0");
+    line("redis_mode", "standalone");
+    line("os", "Linux");
+    line("arch_bits", std::to_string(sizeof(void*) * 8));
+    line("multiplexing_api", "epoll");
+    line("process_id", std::to_string(getpid()));
+    line("tcp_port", std::to_string(c.server->tcp_port()));
+    line("uptime_in_seconds", std::to_string(uptime));
+    line("uptime_in_days", std::to_string(uptime / 86400));
+  }
+  if (wants("clients", true)) {
+    section("Clients");
+    line("connected_clients", std::to_string(c.server->connected_clients()));
+    line("maxclients", std::to_string(c.server->max_clients()));
+    line("blocked_clients", "0");
+  }
+  if (wants("memory", true)) {
+    section("Memory");
+    line("used_memory", std::to_string(st.memory_used));
+    line("used_memory_human", Human(st.memory_used));
+    line("maxmemory", std::to_string(st.memory_limit));
+    line("maxmemory_human", Human(st.memory_limit));
+    line("maxmemory_policy",
+         o.eviction == EvictionPolicy::kAllKeysLru ? "allkeys-lru" : "noeviction");
+    // ephpm's own: live locks (set_nx with a TTL), which eviction never takes.
+    line("pinned_keys", std::to_string(st.pinned_keys));
+    line("pinned_bytes", std::to_string(st.pinned_bytes));
+  }
+  if (wants("persistence", true)) {
+    section("Persistence");
+    line("loading", "0");
+    line("rdb_changes_since_last_save", "0");
+    line("aof_enabled", "0");
+  }
+  if (wants("stats", true)) {
+    section("Stats");
+    line("total_connections_received", std::to_string(c.server->total_connections()));
+    line("total_commands_processed", std::to_string(c.dispatcher->total_commands()));
+    line("rejected_connections", std::to_string(c.server->rejected_connections()));
+    line("expired_keys", std::to_string(st.expired));
+    line("evicted_keys", std::to_string(st.evicted));
+    line("keyspace_hits", std::to_string(st.hits));
+    line("keyspace_misses", std::to_string(st.misses));
+  }
+  if (wants("replication", true)) {
+    section("Replication");
+    line("role", "master");
+    line("connected_slaves", "0");
+  }
+  if (wants("cluster", true)) {
+    // ephpm's cluster is not Redis Cluster: clients must not try to speak
+    // the Redis Cluster protocol to it.
+    section("Cluster");
+    line("cluster_enabled", "0");
+  }
+  if (wants("keyspace", true)) {
+    section("Keyspace");
+    if (st.keys > 0) {
+      line("db0", "keys=" + std::to_string(st.keys) + ",expires=" +
+                      std::to_string(st.keys_with_ttl) + ",avg_ttl=0");
+    }
+  }
+  const std::string extra = c.server->ExtraInfo();
+  if (!extra.empty() && (asked.empty() || wants("ephpm-cluster", false))) {
+    if (!out.empty()) out.append("\r\n");
+    out.append(extra);
+  }
+  return out;
+}
+
+}  // namespace
+
+void CmdInfo(Ctx& c) {
+  std::vector<std::string> asked(c.argv.begin() + 1, c.argv.end());
+  c.w.Bulk(InfoText(c, asked));
+}
+
+void CmdDbSize(Ctx& c) { c.w.Integer(static_cast<int64_t>(c.store->DbSize())); }
+
+void CmdFlush(Ctx& c) {
+  if (c.argv.size() > 2) return c.w.Error(kSyntaxErr);
+  if (c.argv.size() == 2 && !IEq(c.argv[1], "ASYNC") && !IEq(c.argv[1], "SYNC")) {
+    return c.w.Error(kSyntaxErr);
+  }
+  c.store->Flush();
+  Ok(c);
+}
+
+void CmdTime(Ctx& c) {
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  c.w.ArrayHeader(2);
+  c.w.Bulk(std::to_string(tv.tv_sec));
+  c.w.Bulk(std::to_string(tv.tv_usec));
+}
+
+namespace {
+
+void FlagList(ReplyWriter& w, const Command& cmd) {
+  std::vector<const char*> flags;
+  if (cmd.flags & kWrite) flags.push_back("write");
+  if (cmd.flags & kReadOnly) flags.push_back("readonly");
+  if (cmd.flags & kDenyOom) flags.push_back("denyoom");
+  if (cmd.flags & kAdmin) flags.push_back("admin");
+  if (cmd.flags & kNoAuthNeeded) flags.push_back("no_auth");
+  if (cmd.flags & kFast) flags.push_back("fast");
+  w.ArrayHeader(flags.size());
+  for (const char* f : flags) w.SimpleString(f);
+}
+
+void CommandInfo(Ctx& c, const Command& cmd) {
+  // [name, arity, flags, first key, last key, step, ACL categories, tips,
+  //  key specs, subcommands], as Redis 7's COMMAND INFO.
+  std::string_view name = cmd.name;
+  c.w.ArrayHeader(10);
+  c.w.Bulk(name);
+  c.w.Integer(cmd.arity);
+  FlagList(c.w, cmd);
+  c.w.Integer(cmd.first_key);
+  c.w.Integer(cmd.last_key);
+  c.w.Integer(cmd.step);
+  std::vector<std::string_view> cats;
+  for (std::string_view rest = cmd.acl; !rest.empty();) {
+    const size_t sp = rest.find(' ');
+    cats.push_back(rest.substr(0, sp));
+    rest = sp == std::string_view::npos ? std::string_view() : rest.substr(sp + 1);
+  }
+  c.w.ArrayHeader(cats.size());
+  for (std::string_view cat : cats) c.w.SimpleString(cat);
+  c.w.ArrayHeader(0);
+  c.w.ArrayHeader(0);
+  std::vector<const Command*> subs;
+  for (const Command* s : AllCommands()) {
+    const std::string_view sn = s->name;
+    if (sn.size() > name.size() && sn.substr(0, name.size()) == name && sn[name.size()] == '|') {
+      subs.push_back(s);
+    }
+  }
+  c.w.ArrayHeader(subs.size());
+  for (const Command* s : subs) CommandInfo(c, *s);
+}
+
+std::vector<const Command*> TopLevel() {
+  std::vector<const Command*> out;
+  for (const Command* cmd : AllCommands()) {
+    if (std::strchr(cmd->name, '|') == nullptr) out.push_back(cmd);
+  }
+  return out;
+}
+
+}  // namespace
+
+void CmdCommand(Ctx& c) {
+  const auto top = TopLevel();
+  c.w.ArrayHeader(top.size());
+  for (const Command* cmd : top) CommandInfo(c, *cmd);
+}
+
+void CmdCommandCount(Ctx& c) { c.w.Integer(static_cast<int64_t>(TopLevel().size())); }
+
+void CmdCommandInfo(Ctx& c) {
+  if (c.argv.size() == 2) return CmdCommand(c);
+  c.w.ArrayHeader(c.argv.size() - 2);
+  for (size_t i = 2; i < c.argv.size(); ++i) {
+    auto it = Table().find(Lower(c.argv[i]));
+    if (it == Table().end() || std::strchr(it->second->name, '|') != nullptr) {
+      c.w.NullBulk();  // Redis 7.0's RESP2 null for an unknown command here
+    } else {
+      CommandInfo(c, *it->second);
+    }
+  }
+}
+
+// Docs are not carried: an empty map, which redis-cli accepts (it then uses
+// its own built-in help).
+void CmdCommandDocs(Ctx& c) { c.w.ArrayHeader(0); }
+
+void CmdCommandList(Ctx& c) {
+  const auto top = TopLevel();
+  c.w.ArrayHeader(top.size());
+  for (const Command* cmd : top) c.w.Bulk(cmd->name);
+}
+
+// As CLIENT HELP: Redis's lines for the subcommands ephpm has.
+void CmdCommandHelp(Ctx& c) {
+  static const char* const lines[] = {
+      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "(no subcommand)",
+      "    Return details about all Redis commands.",
+      "COUNT",
+      "    Return the total number of commands in this Redis server.",
+      "LIST",
+      "    Return a list of all commands in this Redis server.",
+      "INFO [<command-name> ...]",
+      "    Return details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
+      "DOCS [<command-name> ...]",
+      "    Return documentation details about multiple Redis commands.",
+      "HELP",
+      "    Prints this help.",
+  };
+  c.w.ArrayHeader(std::size(lines));
+  for (const char* l : lines) c.w.SimpleString(l);
+}
+
+}  // namespace cmd
+}  // namespace resp
+}  // namespace ephpm

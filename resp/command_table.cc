@@ -1,0 +1,291 @@
+// The command table, the helpers every command family shares, and the
+// dispatcher: lookup, arity, AUTH, the cluster's one-owner rule.
+
+#include "command_table.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "ephpm/number_text.h"
+#include "ephpm/settings.h"
+
+namespace ephpm {
+namespace resp {
+namespace cmd {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// printf("%.*s") semantics: a C string stops at its first NUL.
+std::string_view CStr(std::string_view s, size_t max) {
+  const size_t nul = s.find('\0');
+  if (nul != std::string_view::npos) s = s.substr(0, nul);
+  return s.substr(0, std::min(max, s.size()));
+}
+
+// Whether the request argument `arg` is the keyword `name`, ignoring case.
+// Redis compares option keywords with strcasecmp, which ends at a NUL: an
+// argument "NX\0junk" is the option NX.
+bool IEq(std::string_view arg, std::string_view name) {
+  return EqualsIgnoreCase(CStr(arg, arg.size()), name);
+}
+
+void ArityError(Ctx& c) {
+  c.w.Error("ERR wrong number of arguments for '" + std::string(c.cmd->name) + "' command");
+}
+
+void Ok(Ctx& c) { c.w.SimpleString("OK"); }
+
+// Replies the error for a store status other than kOk; false for kOk.
+bool Failed(Ctx& c, Status st) {
+  switch (st) {
+    case Status::kOk: return false;
+    case Status::kWrongType: c.w.Error(kWrongType); return true;
+    case Status::kOutOfMemory: c.w.Error(kOom); return true;
+    case Status::kNotInteger: c.w.Error(kNotInteger); return true;
+    case Status::kOverflow: c.w.Error(kOverflow); return true;
+    case Status::kNotFloat: c.w.Error(kNotFloat); return true;
+    case Status::kNanOrInfinity: c.w.Error(kNanInf); return true;
+    case Status::kOwnerUnreachable: c.w.Error(kClusterDown); return true;
+    case Status::kInvalidArgument:
+      c.w.Error("ERR key is longer than " + std::to_string(kMaxKeySize) +
+                " bytes or value longer than ephpm.max_value_size");
+      return true;
+    case Status::kNotFound: c.w.NullBulk(); return true;
+  }
+  c.w.Error("ERR internal error");
+  return true;
+}
+
+bool ParseLL(std::string_view s, int64_t* out) { return ParseInt64(s, out); }
+
+// A SCAN/HSCAN cursor as Redis 7.0's parseScanCursorOrReply reads it:
+// strtoul over the argument as a C string (so it ends at a NUL), no leading
+// space, nothing after the digits, no overflow.  strtoul takes a sign: "-1"
+// is the cursor 2^64-1 and "" is 0.
+bool ParseCursor(const std::string& s, uint64_t* out) {
+  if (!s.empty() && std::isspace(static_cast<unsigned char>(s[0]))) return false;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE) return false;
+  *out = v;
+  return true;
+}
+
+std::string ExpireTimeError(Ctx& c) {
+  return "ERR invalid expire time in '" + std::string(c.cmd->name) + "' command";
+}
+
+// The command table.  Flags and key positions follow Redis 7.0's.
+const Command kCommands[] = {
+    // connection and server
+    {"ping", -1, kFast, 0, 0, 0, "@fast @connection", CmdPing},
+    {"echo", 2, kFast, 0, 0, 0, "@fast @connection", CmdEcho},
+    {"quit", -1, kNoAuthNeeded | kFast, 0, 0, 0, "@fast @connection", CmdQuit},
+    {"select", 2, kFast, 0, 0, 0, "@keyspace @fast", CmdSelect},
+    {"auth", -2, kNoAuthNeeded | kFast, 0, 0, 0, "@fast @connection", CmdAuth},
+    {"hello", -1, kNoAuthNeeded | kFast, 0, 0, 0, "@fast @connection", CmdHello},
+    {"command", -1, 0, 0, 0, 0, "@slow @connection", CmdCommand},
+    {"command|count", 2, 0, 0, 0, 0, "@slow @connection", CmdCommandCount},
+    {"command|info", -2, 0, 0, 0, 0, "@slow @connection", CmdCommandInfo},
+    {"command|docs", -2, 0, 0, 0, 0, "@slow @connection", CmdCommandDocs},
+    {"command|list", -2, 0, 0, 0, 0, "@slow @connection", CmdCommandList},
+    {"command|help", 2, 0, 0, 0, 0, "@slow @connection", CmdCommandHelp},
+    {"client", -2, 0, 0, 0, 0, "@slow", nullptr},
+    {"client|id", 2, 0, 0, 0, 0, "@slow @connection", CmdClientId},
+    {"client|getname", 2, 0, 0, 0, 0, "@slow @connection", CmdClientGetName},
+    {"client|setname", 3, 0, 0, 0, 0, "@slow @connection", CmdClientSetName},
+    {"client|info", 2, 0, 0, 0, 0, "@slow @connection", CmdClientInfo},
+    {"client|list", -2, kAdmin, 0, 0, 0, "@admin @slow @dangerous @connection", CmdClientList},
+    {"client|help", 2, 0, 0, 0, 0, "@slow @connection", CmdClientHelp},
+    {"info", -1, 0, 0, 0, 0, "@slow @dangerous", CmdInfo},
+    {"dbsize", 1, kReadOnly | kFast, 0, 0, 0, "@keyspace @read @fast", CmdDbSize},
+    {"flushdb", -1, kWrite, 0, 0, 0, "@keyspace @write @slow @dangerous", CmdFlush},
+    {"flushall", -1, kWrite, 0, 0, 0, "@keyspace @write @slow @dangerous", CmdFlush},
+    {"time", 1, kFast, 0, 0, 0, "@fast", CmdTime},
+    // strings
+    {"get", 2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdGet},
+    {"set", -3, kWrite | kDenyOom, 1, 1, 1, "@write @string @slow", CmdSet},
+    {"setnx", 3, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdSetNx},
+    {"setex", 4, kWrite | kDenyOom, 1, 1, 1, "@write @string @slow", CmdSetEx},
+    {"psetex", 4, kWrite | kDenyOom, 1, 1, 1, "@write @string @slow", CmdPSetEx},
+    {"getset", 3, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdGetSet},
+    {"getdel", 2, kWrite | kFast, 1, 1, 1, "@write @string @fast", CmdGetDel},
+    {"getex", -2, kWrite | kFast, 1, 1, 1, "@write @string @fast", CmdGetEx},
+    {"mget", -2, kReadOnly | kFast, 1, -1, 1, "@read @string @fast", CmdMGet},
+    {"mset", -3, kWrite | kDenyOom, 1, -1, 2, "@write @string @slow", CmdMSet},
+    {"msetnx", -3, kWrite | kDenyOom, 1, -1, 2, "@write @string @slow", CmdMSetNx},
+    {"append", 3, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdAppend},
+    {"strlen", 2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdStrLen},
+    {"setrange", 4, kWrite | kDenyOom, 1, 1, 1, "@write @string @slow", CmdSetRange},
+    {"getrange", 4, kReadOnly, 1, 1, 1, "@read @string @slow", CmdGetRange},
+    {"incr", 2, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdIncr},
+    {"decr", 2, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdDecr},
+    {"incrby", 3, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdIncrBy},
+    {"decrby", 3, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdDecrBy},
+    {"incrbyfloat", 3, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdIncrByFloat},
+    // keys
+    {"del", -2, kWrite, 1, -1, 1, "@keyspace @write @slow", CmdDel},
+    {"unlink", -2, kWrite | kFast, 1, -1, 1, "@keyspace @write @fast", CmdDel},
+    {"exists", -2, kReadOnly | kFast, 1, -1, 1, "@keyspace @read @fast", CmdExists},
+    {"type", 2, kReadOnly | kFast, 1, 1, 1, "@keyspace @read @fast", CmdType},
+    {"rename", 3, kWrite, 1, 2, 1, "@keyspace @write @slow", CmdRename},
+    {"renamenx", 3, kWrite | kFast, 1, 2, 1, "@keyspace @write @fast", CmdRenameNx},
+    {"keys", 2, kReadOnly, 0, 0, 0, "@keyspace @read @slow @dangerous", CmdKeys},
+    {"scan", -2, kReadOnly, 0, 0, 0, "@keyspace @read @slow", CmdScan},
+    {"randomkey", 1, kReadOnly, 0, 0, 0, "@keyspace @read @slow", CmdRandomKey},
+    {"expire", -3, kWrite | kFast, 1, 1, 1, "@keyspace @write @fast", CmdExpire},
+    {"pexpire", -3, kWrite | kFast, 1, 1, 1, "@keyspace @write @fast", CmdPExpire},
+    {"expireat", -3, kWrite | kFast, 1, 1, 1, "@keyspace @write @fast", CmdExpireAt},
+    {"pexpireat", -3, kWrite | kFast, 1, 1, 1, "@keyspace @write @fast", CmdPExpireAt},
+    {"expiretime", 2, kReadOnly | kFast, 1, 1, 1, "@keyspace @read @fast", CmdExpireTime},
+    {"pexpiretime", 2, kReadOnly | kFast, 1, 1, 1, "@keyspace @read @fast", CmdPExpireTime},
+    {"ttl", 2, kReadOnly | kFast, 1, 1, 1, "@keyspace @read @fast", CmdTtl},
+    {"pttl", 2, kReadOnly | kFast, 1, 1, 1, "@keyspace @read @fast", CmdPTtl},
+    {"persist", 2, kWrite | kFast, 1, 1, 1, "@keyspace @write @fast", CmdPersist},
+    // hashes
+    {"hset", -4, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @hash @fast", CmdHSet},
+    {"hmset", -4, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @hash @fast", CmdHMSet},
+    {"hsetnx", 4, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @hash @fast", CmdHSetNx},
+    {"hget", 3, kReadOnly | kFast, 1, 1, 1, "@read @hash @fast", CmdHGet},
+    {"hmget", -3, kReadOnly | kFast, 1, 1, 1, "@read @hash @fast", CmdHMGet},
+    {"hdel", -3, kWrite | kFast, 1, 1, 1, "@write @hash @fast", CmdHDel},
+    {"hgetall", 2, kReadOnly, 1, 1, 1, "@read @hash @slow", CmdHGetAll},
+    {"hkeys", 2, kReadOnly, 1, 1, 1, "@read @hash @slow", CmdHKeys},
+    {"hvals", 2, kReadOnly, 1, 1, 1, "@read @hash @slow", CmdHVals},
+    {"hlen", 2, kReadOnly | kFast, 1, 1, 1, "@read @hash @fast", CmdHLen},
+    {"hexists", 3, kReadOnly | kFast, 1, 1, 1, "@read @hash @fast", CmdHExists},
+    {"hstrlen", 3, kReadOnly | kFast, 1, 1, 1, "@read @hash @fast", CmdHStrLen},
+    {"hincrby", 4, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @hash @fast", CmdHIncrBy},
+    {"hincrbyfloat", 4, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @hash @fast",
+     CmdHIncrByFloat},
+    {"hscan", -3, kReadOnly, 1, 1, 1, "@read @hash @slow", CmdHScan},
+    // locks (Valkey 9's DELIFEQ)
+    {"delifeq", 3, kWrite | kFast, 1, 1, 1, "@write @string @fast", CmdDelIfEq},
+};
+
+const absl::flat_hash_map<std::string, const Command*>& Table() {
+  static const auto* table = [] {
+    auto* t = new absl::flat_hash_map<std::string, const Command*>();
+    for (const Command& c : kCommands) (*t)[c.name] = &c;
+    return t;
+  }();
+  return *table;
+}
+
+bool IsContainer(std::string_view lower_name) {
+  return lower_name == "client" || lower_name == "command";
+}
+
+const std::vector<const Command*>& AllCommands() {
+  static const auto* all = [] {
+    auto* v = new std::vector<const Command*>();
+    for (const Command& c : kCommands) v->push_back(&c);
+    return v;
+  }();
+  return *all;
+}
+
+// for slots): what the command decides is then decided in one place.
+bool KeysShareOwner(const Ctx& c) {
+  Replicator* r = c.store->options().replicator;
+  if (r == nullptr) return true;
+  const int argc = static_cast<int>(c.argv.size());
+  const int last = c.cmd->last_key < 0 ? argc + c.cmd->last_key : c.cmd->last_key;
+  if (last <= c.cmd->first_key) return true;  // one key
+  std::vector<std::string_view> keys;
+  for (int i = c.cmd->first_key; i <= last && i < argc; i += std::max(1, c.cmd->step)) {
+    keys.push_back(c.argv[static_cast<size_t>(i)]);
+  }
+  return r->SameOwner(keys);
+}
+
+}  // namespace cmd
+
+using cmd::ArityError;
+using cmd::Command;
+using cmd::CStr;
+using cmd::Ctx;
+using cmd::IsContainer;
+using cmd::KeysShareOwner;
+using cmd::kCrossSlot;
+using cmd::kNoAuth;
+using cmd::kNoAuthNeeded;
+using cmd::Lower;
+using cmd::Table;
+
+// "id=1 addr=127.0.0.1:5000 laddr=... name=x age=3 ... cmd=get", the fields
+// clients and monitoring read most.
+std::string ClientListLine(const ClientState& c) {
+  const int64_t age =
+      (std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+           .count() -
+       c.connected_at_ms) /
+      1000;
+  return "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
+         " fd=-1 name=" + c.name + " age=" + std::to_string(age) +
+         " idle=0 flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 resp=2 cmd=" +
+         (c.last_command == nullptr ? "NULL" : c.last_command) + " user=default";
+}
+
+Dispatcher::Dispatcher(Store* store, ServerContext* server) : store_(store), server_(server) {}
+
+// In a cluster, a command's keys must have one owner (Redis Cluster's rule
+
+void Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, std::string* out) {
+  ReplyWriter w(out);
+  total_commands_.fetch_add(1, std::memory_order_relaxed);
+  const std::string name = Lower(argv[0]);
+  const auto& table = Table();
+  auto it = table.find(name);
+  const Command* cmd = it == table.end() ? nullptr : it->second;
+  if (cmd != nullptr && IsContainer(name) && argv.size() >= 2) {
+    auto sub = table.find(name + "|" + Lower(argv[1]));
+    if (sub == table.end()) {
+      std::string upper(name);
+      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      w.Error("ERR unknown subcommand '" + std::string(CStr(argv[1], 128)) + "'. Try " + upper +
+              " HELP.");
+      return;
+    }
+    cmd = sub->second;
+  }
+  if (cmd == nullptr) {
+    if (const ExtraCommand* extra = server_->FindExtraCommand(name)) {
+      if (!client->authenticated) return w.Error(kNoAuth);
+      const std::string error = (*extra)(argv);
+      if (error.empty()) return w.SimpleString("OK");
+      return w.Error(error);
+    }
+    // Redis quotes the first arguments, up to about 128 bytes of them.
+    std::string args;
+    for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
+      args += "'" + std::string(CStr(argv[i], 128 - args.size())) + "' ";
+    }
+    w.Error("ERR unknown command '" + std::string(CStr(argv[0], 128)) +
+            "', with args beginning with: " + args);
+    return;
+  }
+  Ctx c{store_, server_, client, this, w, argv, cmd};
+  const int n = static_cast<int>(argv.size());
+  if ((cmd->arity > 0 && n != cmd->arity) || n < -cmd->arity) return ArityError(c);
+  if (!client->authenticated && !(cmd->flags & kNoAuthNeeded)) return w.Error(kNoAuth);
+  client->last_command = cmd->name;
+  if (cmd->first_key > 0 && !KeysShareOwner(c)) return w.Error(kCrossSlot);
+  cmd->fn(c);
+}
+
+}  // namespace resp
+}  // namespace ephpm

@@ -1,0 +1,205 @@
+// Internal to the RESP server: what the command families (cmd_*.cc) share.
+// The command table itself, the shared helpers and the dispatcher are in
+// command_table.cc; each family defines its handlers in namespace cmd.
+
+#ifndef EPHPM_RESP_COMMAND_TABLE_H_
+#define EPHPM_RESP_COMMAND_TABLE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "commands.h"
+#include "ephpm/store.h"
+#include "reply.h"
+
+namespace ephpm {
+namespace resp {
+namespace cmd {
+
+using Args = std::vector<std::string>;
+
+// ---- replies Redis uses verbatim ---------------------------------------------
+
+inline constexpr std::string_view kSyntaxErr = "ERR syntax error";
+inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
+inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
+inline constexpr std::string_view kWrongType =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
+inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
+inline constexpr std::string_view kNanInf = "ERR increment would produce NaN or Infinity";
+inline constexpr std::string_view kNoKey = "ERR no such key";
+inline constexpr std::string_view kTooBig = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+inline constexpr std::string_view kClusterDown =
+    "CLUSTERDOWN the key's owner is unreachable, the outcome is unknown";
+inline constexpr std::string_view kCrossSlot = "CROSSSLOT Keys in request don't hash to the same slot";
+inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
+inline constexpr std::string_view kWrongPass =
+    "WRONGPASS invalid username-password pair or user is disabled.";
+
+// ---- command table --------------------------------------------------------------
+
+enum Flag : uint32_t {
+  kWrite = 1,
+  kReadOnly = 2,
+  kDenyOom = 4,
+  kNoAuthNeeded = 8,  // runs before AUTH (AUTH, HELLO, QUIT)
+  kFast = 16,
+  kAdmin = 32,
+};
+
+struct Ctx;
+using Handler = void (*)(Ctx&);
+
+struct Command {
+  const char* name;  // lowercase; "container|sub" for subcommands
+  int arity;         // Redis's convention: n exact, -n at least n
+  uint32_t flags;
+  int first_key, last_key, step;
+  const char* acl;   // ACL categories, for COMMAND
+  Handler fn;
+};
+
+struct Ctx {
+  Store* store;
+  ServerContext* server;
+  ClientState* client;
+  Dispatcher* dispatcher;
+  ReplyWriter& w;
+  Args& argv;
+  const Command* cmd;
+};
+
+// The table, by lowercase name ("container|sub" for subcommands), and in the
+// order COMMAND lists it.
+const absl::flat_hash_map<std::string, const Command*>& Table();
+const std::vector<const Command*>& AllCommands();
+// CLIENT and COMMAND: their first argument names a subcommand.
+bool IsContainer(std::string_view lower_name);
+// In a cluster, a command's keys must have one owner (Redis Cluster's rule
+// for slots): what the command decides is then decided in one place.
+bool KeysShareOwner(const Ctx& c);
+
+// ---- helpers every family uses (command_table.cc) -------------------------------
+
+std::string Lower(std::string_view s);
+// printf("%.*s") semantics: a C string stops at its first NUL.
+std::string_view CStr(std::string_view s, size_t max);
+// Whether the request argument `arg` is the keyword `name`, ignoring case.
+// Redis compares option keywords with strcasecmp, which ends at a NUL: an
+// argument "NX\0junk" is the option NX.
+bool IEq(std::string_view arg, std::string_view name);
+void ArityError(Ctx& c);
+void Ok(Ctx& c);
+// Replies the error for a store status other than kOk; false for kOk.
+bool Failed(Ctx& c, Status st);
+bool ParseLL(std::string_view s, int64_t* out);
+// A SCAN/HSCAN cursor as Redis 7.0's parseScanCursorOrReply reads it.
+bool ParseCursor(const std::string& s, uint64_t* out);
+std::string ExpireTimeError(Ctx& c);
+
+// cmd_string.cc: the type of a live key, without reading its value; nullopt
+// when missing.
+std::optional<ValueType> TypeOf(Ctx& c, const std::string& key);
+// cmd_keyspace.cc: SCAN/HSCAN options, as Redis 7.0's scanGenericCommand reads
+// them (the last MATCH wins; TYPE only for SCAN).  *pattern is unset without
+// MATCH.  Returns false after replying an error.
+bool ParseScanOptions(Ctx& c, size_t start, bool allow_type, std::optional<std::string>* pattern,
+                      size_t* count, std::optional<std::string>* type);
+
+// ---- the handlers, by family -----------------------------------------------------
+
+// cmd_connection.cc
+void CmdPing(Ctx& c);
+void CmdEcho(Ctx& c);
+void CmdQuit(Ctx& c);
+void CmdSelect(Ctx& c);
+void CmdAuth(Ctx& c);
+void CmdHello(Ctx& c);
+void CmdClientId(Ctx& c);
+void CmdClientGetName(Ctx& c);
+void CmdClientSetName(Ctx& c);
+void CmdClientInfo(Ctx& c);
+void CmdClientList(Ctx& c);
+void CmdClientHelp(Ctx& c);
+
+// cmd_server.cc
+void CmdCommand(Ctx& c);
+void CmdCommandCount(Ctx& c);
+void CmdCommandInfo(Ctx& c);
+void CmdCommandDocs(Ctx& c);
+void CmdCommandList(Ctx& c);
+void CmdCommandHelp(Ctx& c);
+void CmdInfo(Ctx& c);
+void CmdDbSize(Ctx& c);
+void CmdFlush(Ctx& c);
+void CmdTime(Ctx& c);
+
+// cmd_string.cc
+void CmdGet(Ctx& c);
+void CmdSet(Ctx& c);
+void CmdSetNx(Ctx& c);
+void CmdSetEx(Ctx& c);
+void CmdPSetEx(Ctx& c);
+void CmdGetSet(Ctx& c);
+void CmdGetDel(Ctx& c);
+void CmdGetEx(Ctx& c);
+void CmdMGet(Ctx& c);
+void CmdMSet(Ctx& c);
+void CmdMSetNx(Ctx& c);
+void CmdAppend(Ctx& c);
+void CmdStrLen(Ctx& c);
+void CmdSetRange(Ctx& c);
+void CmdGetRange(Ctx& c);
+void CmdIncr(Ctx& c);
+void CmdDecr(Ctx& c);
+void CmdIncrBy(Ctx& c);
+void CmdDecrBy(Ctx& c);
+void CmdIncrByFloat(Ctx& c);
+void CmdDelIfEq(Ctx& c);
+
+// cmd_keyspace.cc
+void CmdDel(Ctx& c);
+void CmdExists(Ctx& c);
+void CmdType(Ctx& c);
+void CmdRename(Ctx& c);
+void CmdRenameNx(Ctx& c);
+void CmdKeys(Ctx& c);
+void CmdScan(Ctx& c);
+void CmdRandomKey(Ctx& c);
+void CmdExpire(Ctx& c);
+void CmdPExpire(Ctx& c);
+void CmdExpireAt(Ctx& c);
+void CmdPExpireAt(Ctx& c);
+void CmdExpireTime(Ctx& c);
+void CmdPExpireTime(Ctx& c);
+void CmdTtl(Ctx& c);
+void CmdPTtl(Ctx& c);
+void CmdPersist(Ctx& c);
+
+// cmd_hash.cc
+void CmdHSet(Ctx& c);
+void CmdHMSet(Ctx& c);
+void CmdHSetNx(Ctx& c);
+void CmdHGet(Ctx& c);
+void CmdHMGet(Ctx& c);
+void CmdHDel(Ctx& c);
+void CmdHGetAll(Ctx& c);
+void CmdHKeys(Ctx& c);
+void CmdHVals(Ctx& c);
+void CmdHLen(Ctx& c);
+void CmdHExists(Ctx& c);
+void CmdHStrLen(Ctx& c);
+void CmdHIncrBy(Ctx& c);
+void CmdHIncrByFloat(Ctx& c);
+void CmdHScan(Ctx& c);
+
+}  // namespace cmd
+}  // namespace resp
+}  // namespace ephpm
+
+#endif  // EPHPM_RESP_COMMAND_TABLE_H_
