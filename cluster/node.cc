@@ -207,19 +207,26 @@ class ClusterNode::Impl {
   // A decision being made on this thread is tentative until confirmed.
   bool Tentative() const { return tl_capture != nullptr && tl_capture->node == this; }
 
-  void Publish(const Mutation& m) {
+  void Publish(const Mutation& m) noexcept {
     // A decision being made on this thread (Decide) goes to every member as a
     // decision to confirm, not as plain replication.
     if (tl_capture != nullptr && tl_capture->node == this) return SendDecision(*tl_capture, m);
-    auto peers = std::atomic_load(&peers_);
-    if (peers->empty()) return;
-    Writer w;
-    w.Str(o_.node_id);
-    w.U32(1);
-    w.Mut(m);
-    auto frame = std::make_shared<const std::string>(Frame(MsgType::kReplicate, 0, w.out()));
-    for (const std::string& addr : *peers) SendTo(addr, frame, /*replication=*/true);
-    mutations_published_.fetch_add(1, std::memory_order_relaxed);
+    try {
+      auto peers = std::atomic_load(&peers_);
+      if (peers->empty()) return;
+      Writer w;
+      w.Str(o_.node_id);
+      w.U32(1);
+      w.Mut(m);
+      auto frame = std::make_shared<const std::string>(Frame(MsgType::kReplicate, 0, w.out()));
+      for (const std::string& addr : *peers) SendTo(addr, frame, /*replication=*/true);
+      mutations_published_.fetch_add(1, std::memory_order_relaxed);
+    } catch (const std::bad_alloc&) {
+      // The change stands here (the store applied it); the peers get it
+      // with this node's whole state at the next tick.
+      frames_dropped_.fetch_add(1, std::memory_order_relaxed);
+      resync_all_.store(true, std::memory_order_relaxed);
+    }
   }
 
   // ---- owner arbitration ------------------------------------------------------
@@ -387,7 +394,24 @@ class ClusterNode::Impl {
   // the decision is made over, as a decision to confirm.  Called under the
   // key's shard lock (so one key's decisions leave in the order they were
   // applied); only queues frames.
-  void SendDecision(const Capture& cap, const Mutation& m) {
+  void SendDecision(const Capture& cap, const Mutation& m) noexcept {
+    try {
+      SendDecisionOrThrow(cap, m);
+    } catch (const std::bad_alloc&) {
+      // Not sent to every member: the decision fails (answered "unknown",
+      // what it wrote forgotten, the standing lost).  Should even the key's
+      // record fail, the write stays tentative here, never sent in a sync,
+      // until a newer state of the key replaces it.
+      std::lock_guard<std::mutex> l(cap.decision->mu);
+      cap.decision->failed = true;
+      try {
+        cap.decision->changed.emplace_back(std::string(m.key), m.stamp);
+      } catch (const std::bad_alloc&) {
+      }
+    }
+  }
+
+  void SendDecisionOrThrow(const Capture& cap, const Mutation& m) {
     if (standing_gen_.load(std::memory_order_acquire) != cap.decision->generation) {
       // This node lost its standing after the decision was let through, and
       // may have forgotten part of its copy (an unconfirmed decision) since:
@@ -2007,6 +2031,11 @@ class ClusterNode::Impl {
         }
         reask_round = sync_round_;
       }
+      if (resync_all_.exchange(false, std::memory_order_relaxed)) {
+        for (const auto& [id, m] : members_) {
+          if (id != o_.node_id) resync_.insert(m.rec.address);
+        }
+      }
       for (const auto& addr : resync_) {
         for (const auto& [id, m] : members_) {
           if (m.rec.address == addr && id != o_.node_id && m.rec.state != MemberState::kDead) {
@@ -2105,6 +2134,8 @@ class ClusterNode::Impl {
   uint64_t start_incarnation_ = 0;        // this run's first incarnation
   bool restart_seen_ = false;
   std::set<std::string> resync_;  // addresses to send a whole state
+  // Publish could not allocate a frame: every member gets a whole state.
+  std::atomic<bool> resync_all_{false};
   std::mt19937_64 rng_;
 #ifdef EPHPM_CLUSTER_TEST_HOOKS
   std::set<std::string> cut_;
@@ -2163,7 +2194,7 @@ std::string ClusterNode::address() const { return impl_->address(); }
 std::vector<MemberRecord> ClusterNode::Members() const { return impl_->Members(); }
 std::vector<std::string> ClusterNode::AliveIds() const { return impl_->AliveIds(); }
 Stamp ClusterNode::NextStamp() { return impl_->NextStamp(); }
-void ClusterNode::Publish(const Mutation& m) { impl_->Publish(m); }
+void ClusterNode::Publish(const Mutation& m) noexcept { impl_->Publish(m); }
 bool ClusterNode::Tentative() const { return impl_->Tentative(); }
 std::string ClusterNode::Describe() const { return impl_->Describe(); }
 std::string ClusterNode::OwnerOf(std::string_view key) const { return impl_->OwnerOf(key); }

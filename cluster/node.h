@@ -103,7 +103,7 @@ class ClusterNode final : public Replicator {
 
   // Replicator
   Stamp NextStamp() override;
-  void Publish(const Mutation& m) override;
+  void Publish(const Mutation& m) noexcept override;
   bool Tentative() const override;
   std::string Describe() const override;
   Routed<SetNxOutcome> RouteSetNx(std::string_view key, std::string_view value,

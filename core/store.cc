@@ -2719,7 +2719,9 @@ SetNxOutcome Store::SetNxLocal(std::string_view key, std::string_view value, int
                   [&] { return impl_->SetNxLocal(key, value, ttl_ms); });
 }
 
-Status Store::Del(std::string_view key, int64_t* removed) { return impl_->Del(key, removed); }
+Status Store::Del(std::string_view key, int64_t* removed) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->Del(key, removed); });
+}
 
 DelIfEqOutcome Store::DelIfEq(std::string_view key, std::string_view token) {
   return OomGuard(DelIfEqOutcome::kOutOfMemory, [&] { return impl_->DelIfEq(key, token); });
@@ -2903,15 +2905,15 @@ Status Store::Scan(uint64_t cursor, std::string_view pattern, size_t count,
 }
 
 Status Store::Expire(std::string_view key, int64_t ttl_ms, bool* applied) {
-  return impl_->Expire(key, ttl_ms, applied);
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->Expire(key, ttl_ms, applied); });
 }
 
 Status Store::ExpireAt(std::string_view key, int64_t at_ms, bool* applied) {
-  return impl_->ExpireAt(key, at_ms, applied);
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ExpireAt(key, at_ms, applied); });
 }
 
 Status Store::Persist(std::string_view key, bool* applied) {
-  return impl_->Persist(key, applied);
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->Persist(key, applied); });
 }
 
 Status Store::Pttl(std::string_view key, int64_t* ttl_ms) const {

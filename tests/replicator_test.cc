@@ -92,7 +92,7 @@ class FakeReplicator : public ephpm::Replicator {
     }
     return {};
   }
-  void Publish(const Mutation& m) override {
+  void Publish(const Mutation& m) noexcept override {
     std::lock_guard<std::mutex> l(mu_);
     log_.push_back({m.kind, std::string(m.key), std::string(m.value), m.expires_at_ms});
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -43,8 +44,12 @@ Owned Copy(const Mutation& m) { return Owned{m, std::string(m.key), std::string(
 class Recorder : public ephpm::Replicator {
  public:
   Recorder(uint64_t node, uint64_t* clock) : node_(node), clock_(clock) {}
-  Stamp NextStamp() override { return Stamp{++*clock_, node_}; }
-  void Publish(const Mutation& m) override { log.push_back(Copy(m)); }
+  Stamp NextStamp() override {
+    if (fail_stamps) throw std::bad_alloc();
+    return Stamp{++*clock_, node_};
+  }
+  bool fail_stamps = false;  // as if the replicator could not allocate
+  void Publish(const Mutation& m) noexcept override { log.push_back(Copy(m)); }
   bool Tentative() const override { return tentative; }
   std::vector<Owned> Take() { return std::move(log); }
   std::vector<Owned> log;
@@ -472,4 +477,27 @@ TEST_CASE("a replicated pin without a TTL is ignored: pinned memory stays bounde
   REQUIRE(replica.store->Inspect("k", &info) == Status::kOk);
   CHECK_FALSE(info.pinned);
   CHECK(replica.store->Stats().pinned_keys == 0);
+}
+
+TEST_CASE("an allocation failure inside del, expire, expireat and persist is an error, "
+          "never an exception", "[replication][oom]") {
+  // These reach the replicator (and allocate) after the store decided; the
+  // C ABI and the RESP server call them with no try around them.
+  ManualClock clock;
+  uint64_t hlc = 0;
+  Node a(1, &hlc, &clock);
+  for (const char* k : {"k1", "k2", "k3"}) REQUIRE(a.store->Set(k, "v") == Status::kOk);
+  REQUIRE(a.store->Set("k4", "v", 60000) == Status::kOk);
+  a.rep.fail_stamps = true;
+  int64_t removed = -1;
+  bool applied = true;
+  CHECK(a.store->Del("k1", &removed) == Status::kOutOfMemory);
+  CHECK(a.store->Expire("k2", 1000, &applied) == Status::kOutOfMemory);
+  CHECK(a.store->ExpireAt("k3", clock.NowMs() + 1000, &applied) == Status::kOutOfMemory);
+  CHECK(a.store->Persist("k4", &applied) == Status::kOutOfMemory);
+  a.rep.fail_stamps = false;
+  // The store still works, and its memory total is exact.
+  CHECK(a.store->Set("k2", "v") == Status::kOk);
+  CHECK(a.store->Del("k2", &removed) == Status::kOk);
+  CHECK(removed == 1);
 }

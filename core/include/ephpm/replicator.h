@@ -95,9 +95,11 @@ class Replicator {
   // Called after a mutation is applied, while the key's shard lock is still
   // held, so calls for one key arrive in the order they were applied.
   // REQUIRES: must not block, do I/O, or call back into the Store; copy what
-  // it needs and hand it to another thread.  Expiry and eviction are local
-  // and are not published.
-  virtual void Publish(const Mutation& m) { (void)m; }
+  // it needs and hand it to another thread.  Must not throw either: the
+  // change is already applied, so a replicator that cannot allocate makes up
+  // for it later (a cluster node sends its peers a whole state).  Expiry and
+  // eviction are local and are not published.
+  virtual void Publish(const Mutation& m) noexcept { (void)m; }
 
   // Asked with Publish, on the same thread under the same lock: whether this
   // mutation is tentative, a decision the other members have not confirmed
