@@ -670,6 +670,53 @@ class ClusterNode::Impl {
     return true;
   }
 
+  // The outcome bytes on the wire are these enums' values: pinned here, so
+  // that a renumbered or reordered enum fails to build instead of changing
+  // what a byte means, and so that each `max` below is still the last value.
+#define EPHPM_WIRE(E, v, n) static_assert(static_cast<int>(E::v) == (n), #E "::" #v " on the wire")
+  EPHPM_WIRE(SetNxOutcome, kInserted, 0);
+  EPHPM_WIRE(SetNxOutcome, kExists, 1);
+  EPHPM_WIRE(SetNxOutcome, kOutOfMemory, 2);
+  EPHPM_WIRE(SetNxOutcome, kOwnerUnreachable, 3);
+  EPHPM_WIRE(SetNxOutcome, kInvalidArgument, 4);
+  EPHPM_WIRE(DelIfEqOutcome, kDeleted, 0);
+  EPHPM_WIRE(DelIfEqOutcome, kNotMatched, 1);
+  EPHPM_WIRE(DelIfEqOutcome, kOwnerUnreachable, 2);
+  EPHPM_WIRE(DelIfEqOutcome, kWrongType, 3);
+  EPHPM_WIRE(DelIfEqOutcome, kInvalidArgument, 4);
+  EPHPM_WIRE(DelIfEqOutcome, kOutOfMemory, 5);
+  EPHPM_WIRE(SetIfEqOutcome, kWritten, 0);
+  EPHPM_WIRE(SetIfEqOutcome, kNotMatched, 1);
+  EPHPM_WIRE(SetIfEqOutcome, kOutOfMemory, 2);
+  EPHPM_WIRE(SetIfEqOutcome, kOwnerUnreachable, 3);
+  EPHPM_WIRE(SetIfEqOutcome, kWrongType, 4);
+  EPHPM_WIRE(SetIfEqOutcome, kInvalidArgument, 5);
+  EPHPM_WIRE(DelIfGuardEqOutcome, kDeleted, 0);
+  EPHPM_WIRE(DelIfGuardEqOutcome, kAbsent, 1);
+  EPHPM_WIRE(DelIfGuardEqOutcome, kNotMatched, 2);
+  EPHPM_WIRE(DelIfGuardEqOutcome, kOwnerUnreachable, 3);
+  EPHPM_WIRE(DelIfGuardEqOutcome, kWrongType, 4);
+  EPHPM_WIRE(DelIfGuardEqOutcome, kInvalidArgument, 5);
+  EPHPM_WIRE(DelIfGuardEqOutcome, kOutOfMemory, 6);
+  EPHPM_WIRE(ExpireIfGuardEqOutcome, kApplied, 0);
+  EPHPM_WIRE(ExpireIfGuardEqOutcome, kAbsent, 1);
+  EPHPM_WIRE(ExpireIfGuardEqOutcome, kNotMatched, 2);
+  EPHPM_WIRE(ExpireIfGuardEqOutcome, kOwnerUnreachable, 3);
+  EPHPM_WIRE(ExpireIfGuardEqOutcome, kWrongType, 4);
+  EPHPM_WIRE(ExpireIfGuardEqOutcome, kInvalidArgument, 5);
+  EPHPM_WIRE(ExpireIfGuardEqOutcome, kOutOfMemory, 6);
+  EPHPM_WIRE(Status, kOk, 0);
+  EPHPM_WIRE(Status, kNotFound, 1);
+  EPHPM_WIRE(Status, kOutOfMemory, 2);
+  EPHPM_WIRE(Status, kInvalidArgument, 3);
+  EPHPM_WIRE(Status, kOwnerUnreachable, 4);
+  EPHPM_WIRE(Status, kWrongType, 5);
+  EPHPM_WIRE(Status, kNotInteger, 6);
+  EPHPM_WIRE(Status, kOverflow, 7);
+  EPHPM_WIRE(Status, kNotFloat, 8);
+  EPHPM_WIRE(Status, kNanOrInfinity, 9);
+#undef EPHPM_WIRE
+
   // Routes a decision whose answer is one outcome byte.
   template <typename Outcome, typename Op>
   Routed<Outcome> RouteByte(std::string_view routing_key, RouteOp rop, Outcome max,
