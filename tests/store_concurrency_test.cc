@@ -21,6 +21,7 @@ using ephpm::Store;
 using ephpm_test::Barrier;
 using ephpm_test::MakeStore;
 using ephpm_test::NoSweeper;
+using ephpm_test::SumOfEntries;
 
 namespace {
 
@@ -44,17 +45,6 @@ class Ticker {
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
-
-uint64_t SumOfEntries(Store& s) {
-  std::vector<std::string> keys;
-  REQUIRE(s.Keys("*", &keys) == Status::kOk);
-  uint64_t sum = 0;
-  for (const auto& k : keys) {
-    ephpm::EntryInfo info;
-    if (s.Inspect(k, &info) == Status::kOk) sum += info.mem_size;
-  }
-  return sum;
-}
 
 // Runs the lock stress used below with the given release.  Returns how many
 // times a thread, while certain by the clock that its lock had not expired,

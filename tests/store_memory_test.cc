@@ -14,21 +14,9 @@ using ephpm::Status;
 using ephpm::Store;
 using ephpm_test::MakeStore;
 using ephpm_test::NoSweeper;
+using ephpm_test::SumOfEntries;
 
 namespace {
-
-// The sum of every live entry's accounted size, read entry by entry.
-uint64_t SumOfEntries(Store& s) {
-  std::vector<std::string> keys;
-  REQUIRE(s.Keys("*", &keys) == Status::kOk);
-  uint64_t sum = 0;
-  for (const auto& k : keys) {
-    ephpm::EntryInfo info;
-    REQUIRE(s.Inspect(k, &info) == Status::kOk);
-    sum += info.mem_size;
-  }
-  return sum;
-}
 
 // The accounted size of one entry of this shape, measured on a fresh store.
 uint64_t EntrySize(size_t key_len, size_t value_len, bool ttl) {

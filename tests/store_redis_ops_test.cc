@@ -19,35 +19,14 @@ using ephpm::SetResult;
 using ephpm::Status;
 using ephpm::Store;
 using ephpm::ValueType;
+using ephpm_test::GetOr;
 using ephpm_test::MakeStore;
 using ephpm_test::NoSweeper;
+using ephpm_test::Pttl;
+using ephpm_test::SumOfEntries;
 using namespace std::string_literals;
 
 namespace {
-
-std::string GetOr(Store& s, std::string_view key) {
-  std::string v;
-  const Status st = s.Get(key, &v);
-  return st == Status::kOk ? v : st == Status::kWrongType ? "<wrongtype>" : "<missing>";
-}
-
-int64_t Pttl(Store& s, std::string_view key) {
-  int64_t t = 0;
-  REQUIRE(s.Pttl(key, &t) == Status::kOk);
-  return t;
-}
-
-uint64_t SumOfEntries(Store& s) {
-  std::vector<std::string> keys;
-  REQUIRE(s.Keys("*", &keys) == Status::kOk);
-  uint64_t sum = 0;
-  for (const auto& k : keys) {
-    ephpm::EntryInfo info;
-    REQUIRE(s.Inspect(k, &info) == Status::kOk);
-    sum += info.mem_size;
-  }
-  return sum;
-}
 
 }  // namespace
 
@@ -131,7 +110,6 @@ TEST_CASE("MSet writes all keys in one step; MSETNX all or nothing", "[store][ms
   CHECK(s->MSet({{std::string(ephpm::kMaxKeySize + 1, 'k'), "v"}}, false, &written) ==
         Status::kInvalidArgument);
 }
-
 
 TEST_CASE("MSet of a new key and an existing key survives the table growing under it",
           "[store][mset]") {

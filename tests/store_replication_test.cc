@@ -18,6 +18,7 @@ using ephpm::Mutation;
 using ephpm::Stamp;
 using ephpm::Status;
 using ephpm::Store;
+using ephpm_test::GetOr;
 using ephpm_test::MakeStore;
 using ephpm_test::NoSweeper;
 
@@ -75,12 +76,6 @@ struct Node {
 
 void Deliver(const std::vector<Owned>& log, Store& to) {
   for (const Owned& m : log) to.ApplyReplicated(m.View());
-}
-
-std::string GetOr(Store& s, std::string_view key) {
-  std::string v;
-  const Status st = s.Get(key, &v);
-  return st == Status::kOk ? v : "<missing>";
 }
 
 }  // namespace

@@ -15,22 +15,13 @@ using ephpm::ManualClock;
 using ephpm::SetNxOutcome;
 using ephpm::Status;
 using ephpm::Store;
+using ephpm_test::GetOr;
 using ephpm_test::MakeStore;
 using ephpm_test::NoSweeper;
+using ephpm_test::Pttl;
 using namespace std::string_literals;
 
 namespace {
-
-std::string GetOr(Store& s, std::string_view key, std::string missing = "<missing>") {
-  std::string v;
-  return s.Get(key, &v) == Status::kOk ? v : missing;
-}
-
-int64_t Pttl(Store& s, std::string_view key) {
-  int64_t t = 0;
-  REQUIRE(s.Pttl(key, &t) == Status::kOk);
-  return t;
-}
 
 bool Exists(Store& s, std::string_view key) {
   bool e = false;

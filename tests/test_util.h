@@ -3,11 +3,16 @@
 #ifndef EPHPM_TESTS_TEST_UTIL_H_
 #define EPHPM_TESTS_TEST_UTIL_H_
 
+#include <catch2/catch.hpp>
+
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "ephpm/store.h"
 
@@ -22,6 +27,35 @@ inline std::unique_ptr<ephpm::Store> MakeStore(ephpm::StoreOptions o,
   auto store = ephpm::Store::Create(o, &error);
   if (!store) throw std::runtime_error("Store::Create: " + error);
   return store;
+}
+
+// The string at `key`, or "<missing>", or "<wrongtype>" for a hash.
+inline std::string GetOr(ephpm::Store& s, std::string_view key) {
+  std::string v;
+  const ephpm::Status st = s.Get(key, &v);
+  if (st == ephpm::Status::kOk) return v;
+  return st == ephpm::Status::kWrongType ? "<wrongtype>" : "<missing>";
+}
+
+// The key's PTTL (REQUIREd to be readable).
+inline int64_t Pttl(ephpm::Store& s, std::string_view key) {
+  int64_t t = 0;
+  REQUIRE(s.Pttl(key, &t) == ephpm::Status::kOk);
+  return t;
+}
+
+// The sum of every live entry's accounted size, read entry by entry (with no
+// writer running: every key listed must still be there).
+inline uint64_t SumOfEntries(ephpm::Store& s) {
+  std::vector<std::string> keys;
+  REQUIRE(s.Keys("*", &keys) == ephpm::Status::kOk);
+  uint64_t sum = 0;
+  for (const auto& k : keys) {
+    ephpm::EntryInfo info;
+    REQUIRE(s.Inspect(k, &info) == ephpm::Status::kOk);
+    sum += info.mem_size;
+  }
+  return sum;
 }
 
 inline ephpm::StoreOptions NoSweeper() {
