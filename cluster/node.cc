@@ -17,6 +17,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "ephpm/clock.h"
 #include "ephpm/number_text.h"
 #include "ephpm/settings.h"
 #include "owner.h"
@@ -33,12 +34,6 @@ using tcp = asio::ip::tcp;
 namespace {
 
 constexpr int kMaxStatus = static_cast<int>(Status::kNanOrInfinity);
-
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 int64_t SteadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(

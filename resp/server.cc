@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "ephpm/clock.h"
 #include "parser.h"
 
 namespace ephpm {
@@ -21,12 +22,6 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
 namespace {
-
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string EndpointText(const tcp::endpoint& e) {
   return e.address().to_string() + ":" + std::to_string(e.port());

@@ -20,6 +20,8 @@ class Clock {
 
 // The process-wide wall clock.  Never null, never destroyed.
 const Clock* SystemClock();
+// What it reads, for code that keeps no Clock (the network layers).
+int64_t WallMs();
 
 // A clock that only moves when told to.  Thread-safe.
 class ManualClock final : public Clock {
