@@ -18,8 +18,8 @@
 #include <unordered_map>
 
 #include "ephpm/clock.h"
+#include "ephpm/host_port.h"
 #include "ephpm/number_text.h"
-#include "ephpm/settings.h"
 #include "owner.h"
 
 #define XXH_INLINE_ALL

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "ephpm/host_port.h"
 #include "ephpm/kv_ops_store.h"
 #include "ephpm/number_text.h"
 #include "ephpm/settings.h"

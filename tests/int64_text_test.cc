@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 
+#include "ephpm/host_port.h"
 #include "ephpm/number_text.h"
 
 using ephpm::ParseInt64;

@@ -30,10 +30,6 @@ bool ParseByteSize(std::string_view text, uint64_t* bytes);
 // header names, command keywords).
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
-// Splits "host:port" (an IPv6 host in brackets: "[::1]:6380") at the last
-// colon.  False when there is no host, or the port is not 0..65535.
-bool SplitHostPort(std::string_view s, std::string* host, uint16_t* port);
-
 // Applies setting `name` (without the "ephpm." prefix) to *o.  Returns "" on
 // success, else a message saying what is accepted; *o is then unchanged.
 std::string ApplySetting(std::string_view name, std::string_view value, StoreOptions* o);
