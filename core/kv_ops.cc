@@ -6,6 +6,7 @@
 #include <cstring>
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -119,25 +120,21 @@ int OpFlushAll(void* ctx) {
 
 int OpWait(void* ctx, const char* key, size_t key_len, uint64_t last_version, int64_t timeout_ms,
            int* changed, int* found, char** value, size_t* value_len, uint64_t* version) {
-  try {
-    WaitResult r;
-    const Status st = S(ctx)->WaitForChange(V(key, key_len), last_version, timeout_ms, &r);
-    if (st != Status::kOk) return C(st);
-    char* buf = nullptr;
-    if (r.found) {
-      buf = MallocBytes(r.value.size());
-      if (buf == nullptr) return EPHPM_KV_OUT_OF_MEMORY;
-      std::memcpy(buf, r.value.data(), r.value.size());
-    }
-    *changed = r.changed ? 1 : 0;
-    *found = r.found ? 1 : 0;
-    *value = buf;
-    *value_len = r.found ? r.value.size() : 0;
-    *version = r.version;
-    return EPHPM_KV_OK;
-  } catch (const std::bad_alloc&) {
-    return EPHPM_KV_OUT_OF_MEMORY;
+  WaitResult r;
+  const Status st = S(ctx)->WaitForChange(V(key, key_len), last_version, timeout_ms, &r);
+  if (st != Status::kOk) return C(st);
+  char* buf = nullptr;
+  if (r.found) {
+    buf = MallocBytes(r.value.size());
+    if (buf == nullptr) return EPHPM_KV_OUT_OF_MEMORY;
+    std::memcpy(buf, r.value.data(), r.value.size());
   }
+  *changed = r.changed ? 1 : 0;
+  *found = r.found ? 1 : 0;
+  *value = buf;
+  *value_len = r.found ? r.value.size() : 0;
+  *version = r.version;
+  return EPHPM_KV_OK;
 }
 
 int OpDelIfEq(void* ctx, const char* key, size_t key_len, const char* token, size_t token_len,
@@ -161,19 +158,15 @@ int OpPersist(void* ctx, const char* key, size_t key_len, int* applied) {
 }
 
 int OpKeys(void* ctx, const char* pattern, size_t pattern_len, ephpm_kv_list** keys) {
-  try {
-    std::vector<std::string> found;
-    const Status st = S(ctx)->Keys(V(pattern, pattern_len), &found);
-    if (st != Status::kOk) return C(st);
-    std::vector<std::optional<std::string>> items(std::make_move_iterator(found.begin()),
-                                                  std::make_move_iterator(found.end()));
-    ephpm_kv_list* list = PackList(items);
-    if (list == nullptr) return EPHPM_KV_OUT_OF_MEMORY;
-    *keys = list;
-    return EPHPM_KV_OK;
-  } catch (const std::bad_alloc&) {
-    return EPHPM_KV_OUT_OF_MEMORY;
-  }
+  std::vector<std::string> found;
+  const Status st = S(ctx)->Keys(V(pattern, pattern_len), &found);
+  if (st != Status::kOk) return C(st);
+  std::vector<std::optional<std::string>> items(std::make_move_iterator(found.begin()),
+                                                std::make_move_iterator(found.end()));
+  ephpm_kv_list* list = PackList(items);
+  if (list == nullptr) return EPHPM_KV_OUT_OF_MEMORY;
+  *keys = list;
+  return EPHPM_KV_OK;
 }
 
 int OpDbSize(void* ctx, uint64_t* count) {
@@ -182,24 +175,20 @@ int OpDbSize(void* ctx, uint64_t* count) {
 }
 
 int OpMget(void* ctx, const ephpm_kv_bytes* keys, size_t count, ephpm_kv_list** values) {
-  try {
-    std::vector<std::optional<std::string>> found(count);
-    for (size_t i = 0; i < count; ++i) {
-      std::string v;
-      const Status st = S(ctx)->Get(V(keys[i].data, keys[i].len), &v);
-      if (st == Status::kOk) {
-        found[i] = std::move(v);
-      } else if (st != Status::kNotFound && st != Status::kWrongType) {
-        return C(st);
-      }
+  std::vector<std::optional<std::string>> found(count);
+  for (size_t i = 0; i < count; ++i) {
+    std::string v;
+    const Status st = S(ctx)->Get(V(keys[i].data, keys[i].len), &v);
+    if (st == Status::kOk) {
+      found[i] = std::move(v);
+    } else if (st != Status::kNotFound && st != Status::kWrongType) {
+      return C(st);
     }
-    ephpm_kv_list* list = PackList(found);
-    if (list == nullptr) return EPHPM_KV_OUT_OF_MEMORY;
-    *values = list;
-    return EPHPM_KV_OK;
-  } catch (const std::bad_alloc&) {
-    return EPHPM_KV_OUT_OF_MEMORY;
   }
+  ephpm_kv_list* list = PackList(found);
+  if (list == nullptr) return EPHPM_KV_OUT_OF_MEMORY;
+  *values = list;
+  return EPHPM_KV_OK;
 }
 
 int OpSetIfEq(void* ctx, const char* guard, size_t guard_len, const char* token,
@@ -307,6 +296,25 @@ int OpInfo(void* ctx, ephpm_kv_info* info) {
   return EPHPM_KV_OK;
 }
 
+// Every entry of the table goes through this one guard: an allocation
+// failure anywhere below it (the store, a replicator, the copies made here)
+// is EPHPM_KV_OUT_OF_MEMORY, never an exception unwinding into C.  Anything
+// else thrown would be a bug, and noexcept ends the process there at once.
+template <auto F>
+struct Guarded;
+template <typename... A, int (*F)(A...)>
+struct Guarded<F> {
+  static int Call(A... a) noexcept {
+    try {
+      return F(a...);
+    } catch (const std::bad_alloc&) {
+      return EPHPM_KV_OUT_OF_MEMORY;
+    } catch (const std::length_error&) {
+      return EPHPM_KV_OUT_OF_MEMORY;
+    }
+  }
+};
+
 }  // namespace
 
 ephpm_kv_ops MakeKvOps(Store* store) {
@@ -314,28 +322,28 @@ ephpm_kv_ops MakeKvOps(Store* store) {
   ops.abi_version = EPHPM_KV_ABI_VERSION;
   ops.size = sizeof(ephpm_kv_ops);
   ops.ctx = store;
-  ops.get = OpGet;
-  ops.set = OpSet;
-  ops.set_nx = OpSetNx;
-  ops.del = OpDel;
-  ops.exists = OpExists;
-  ops.incr_by = OpIncrBy;
-  ops.expire = OpExpire;
-  ops.pttl = OpPttl;
-  ops.flush_all = OpFlushAll;
-  ops.wait = OpWait;
-  ops.del_if_eq = OpDelIfEq;
-  ops.persist = OpPersist;
-  ops.keys = OpKeys;
-  ops.dbsize = OpDbSize;
-  ops.mget = OpMget;
-  ops.info = OpInfo;
-  ops.set_if_eq = OpSetIfEq;
-  ops.get_into = OpGetInto;
-  ops.cluster_info = OpClusterInfo;
-  ops.get_from_owner = OpGetFromOwner;
-  ops.del_if_guard_eq = OpDelIfGuardEq;
-  ops.expire_if_guard_eq = OpExpireIfGuardEq;
+  ops.get = Guarded<OpGet>::Call;
+  ops.set = Guarded<OpSet>::Call;
+  ops.set_nx = Guarded<OpSetNx>::Call;
+  ops.del = Guarded<OpDel>::Call;
+  ops.exists = Guarded<OpExists>::Call;
+  ops.incr_by = Guarded<OpIncrBy>::Call;
+  ops.expire = Guarded<OpExpire>::Call;
+  ops.pttl = Guarded<OpPttl>::Call;
+  ops.flush_all = Guarded<OpFlushAll>::Call;
+  ops.wait = Guarded<OpWait>::Call;
+  ops.del_if_eq = Guarded<OpDelIfEq>::Call;
+  ops.persist = Guarded<OpPersist>::Call;
+  ops.keys = Guarded<OpKeys>::Call;
+  ops.dbsize = Guarded<OpDbSize>::Call;
+  ops.mget = Guarded<OpMget>::Call;
+  ops.info = Guarded<OpInfo>::Call;
+  ops.set_if_eq = Guarded<OpSetIfEq>::Call;
+  ops.get_into = Guarded<OpGetInto>::Call;
+  ops.cluster_info = Guarded<OpClusterInfo>::Call;
+  ops.get_from_owner = Guarded<OpGetFromOwner>::Call;
+  ops.del_if_guard_eq = Guarded<OpDelIfGuardEq>::Call;
+  ops.expire_if_guard_eq = Guarded<OpExpireIfGuardEq>::Call;
   return ops;
 }
 

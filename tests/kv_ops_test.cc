@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "ephpm/kv_ops_store.h"
 #include "test_util.h"
@@ -45,6 +46,35 @@ TEST_CASE("the ops table reports out of memory and leaves the value", "[kv_ops][
   REQUIRE(ops.get(ops.ctx, "k", 1, &v, &n) == EPHPM_KV_OK);
   CHECK(std::string(v, n) == "small");
   std::free(v);
+}
+
+namespace {
+// A replicator that cannot allocate anything it is asked for.
+class NoMemoryReplicator : public ephpm::Replicator {
+ public:
+  ephpm::Stamp NextStamp() override { throw std::bad_alloc(); }
+  std::string Describe() const override { throw std::bad_alloc(); }
+};
+}  // namespace
+
+TEST_CASE("an allocation failure under any entry of the table is out of memory, never an "
+          "exception in C", "[kv_ops][oom]") {
+  // Every slot goes through one guard: here the failure comes from below the
+  // store (a replicator), where no store method catches it for cluster_info.
+  ManualClock clock;
+  NoMemoryReplicator rep;
+  auto o = NoSweeper();
+  o.replicator = &rep;
+  auto s = MakeStore(o, &clock);
+  const ephpm_kv_ops ops = ephpm::MakeKvOps(s.get());
+  char* text = nullptr;
+  size_t len = 0;
+  CHECK(ops.cluster_info(ops.ctx, &text, &len) == EPHPM_KV_OUT_OF_MEMORY);
+  CHECK(text == nullptr);
+  CHECK(ops.set(ops.ctx, "k", 1, "v", 1, 0) == EPHPM_KV_OUT_OF_MEMORY);
+  CHECK(ops.flush_all(ops.ctx) == EPHPM_KV_OUT_OF_MEMORY);
+  uint64_t n = 0;
+  CHECK(ops.dbsize(ops.ctx, &n) == EPHPM_KV_OK);  // and the table still answers
 }
 
 TEST_CASE("the ops table reads compressed values back and releases them by token",
