@@ -193,8 +193,7 @@ void CmdClientHelp(Ctx& c) {
       "HELP",
       "    Prints this help.",
   };
-  c.w.ArrayHeader(std::size(lines));
-  for (const char* l : lines) c.w.SimpleString(l);
+  HelpReply(c, lines);
 }
 
 }  // namespace cmd

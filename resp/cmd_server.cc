@@ -259,8 +259,7 @@ void CmdCommandHelp(Ctx& c) {
       "HELP",
       "    Prints this help.",
   };
-  c.w.ArrayHeader(std::size(lines));
-  for (const char* l : lines) c.w.SimpleString(l);
+  HelpReply(c, lines);
 }
 
 }  // namespace cmd

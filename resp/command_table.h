@@ -101,6 +101,12 @@ bool ParseLL(std::string_view s, int64_t* out);
 // A SCAN/HSCAN cursor as Redis 7.0's parseScanCursorOrReply reads it.
 bool ParseCursor(const std::string& s, uint64_t* out);
 std::string ExpireTimeError(Ctx& c);
+// A HELP subcommand's reply: the lines as an array of simple strings.
+template <size_t N>
+void HelpReply(Ctx& c, const char* const (&lines)[N]) {
+  c.w.ArrayHeader(N);
+  for (const char* l : lines) c.w.SimpleString(l);
+}
 
 // cmd_string.cc: the type of a live key, without reading its value; nullopt
 // when missing.
