@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "ephpm/clock.h"
+#include "net/listener.h"
 #include "parser.h"
 
 namespace ephpm {
@@ -22,10 +23,6 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
 namespace {
-
-std::string EndpointText(const tcp::endpoint& e) {
-  return e.address().to_string() + ":" + std::to_string(e.port());
-}
 
 constexpr size_t kReadChunk = 16 * 1024;
 
@@ -46,22 +43,7 @@ class RespServer::Impl : public ServerContext {
   ~Impl() override { Stop(); }
 
   bool Start(std::string* error) {
-    boost::system::error_code ec;
-    const auto addr = asio::ip::make_address(options_.bind_address, ec);
-    if (ec) {
-      *error = "invalid address '" + options_.bind_address + "': " + ec.message();
-      return false;
-    }
-    const tcp::endpoint ep(addr, options_.port);
-    acceptor_.open(ep.protocol(), ec);
-    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
-    if (!ec) acceptor_.bind(ep, ec);
-    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-    if (ec) {
-      *error = "cannot listen on " + options_.bind_address + ":" + std::to_string(options_.port) +
-               ": " + ec.message();
-      return false;
-    }
+    if (!net::Listen(&acceptor_, options_.bind_address, options_.port, error)) return false;
     bound_ = acceptor_.local_endpoint();
     Accept();
     size_t n = options_.io_threads != 0 ? options_.io_threads
@@ -97,7 +79,7 @@ class RespServer::Impl : public ServerContext {
   }
 
   uint16_t port() const { return bound_.port(); }
-  std::string address() const { return EndpointText(bound_); }
+  std::string address() const { return net::EndpointText(bound_); }
   void set_extra_info(std::function<std::string()> fn) { extra_info_ = std::move(fn); }
   void add_extra_command(const std::string& name, ExtraCommand fn) {
     std::string lower(name);
@@ -131,9 +113,9 @@ class RespServer::Impl : public ServerContext {
       boost::system::error_code ec;
       client_.id = server->next_client_id_.fetch_add(1) + 1;
       const auto remote = socket_.remote_endpoint(ec);
-      if (!ec) client_.addr = EndpointText(remote);
+      if (!ec) client_.addr = net::EndpointText(remote);
       const auto local = socket_.local_endpoint(ec);
-      if (!ec) client_.laddr = EndpointText(local);
+      if (!ec) client_.laddr = net::EndpointText(local);
       client_.connected_at_ms = WallMs();
       client_.authenticated = server->options_.password.empty();
       parser_.set_authenticated(client_.authenticated);

@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "net/listener.h"
 #include "php_host.h"
 #include "router.h"
 
@@ -81,22 +82,7 @@ class HttpServer::Impl {
       return false;
     }
     docroot_ = resolved;
-    boost::system::error_code ec;
-    const auto addr = asio::ip::make_address(options_.bind_address, ec);
-    if (ec) {
-      *error = "invalid address '" + options_.bind_address + "'";
-      return false;
-    }
-    const tcp::endpoint ep(addr, options_.port);
-    acceptor_.open(ep.protocol(), ec);
-    if (!ec) acceptor_.set_option(tcp::acceptor::reuse_address(true), ec);
-    if (!ec) acceptor_.bind(ep, ec);
-    if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-    if (ec) {
-      *error = "cannot listen on " + options_.bind_address + ":" + std::to_string(options_.port) +
-               ": " + ec.message();
-      return false;
-    }
+    if (!net::Listen(&acceptor_, options_.bind_address, options_.port, error)) return false;
     bound_ = acceptor_.local_endpoint();
     // Keeps io_.run() going while requests wait on PHP with no socket
     // operation pending (after Stop() closed the acceptor, nothing else would).
@@ -134,7 +120,7 @@ class HttpServer::Impl {
 
   uint16_t port() const { return bound_.port(); }
   std::string address() const {
-    return bound_.address().to_string() + ":" + std::to_string(bound_.port());
+    return net::EndpointText(bound_);
   }
 
   class Session : public std::enable_shared_from_this<Session> {
