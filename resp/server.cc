@@ -5,15 +5,15 @@
 #include <cctype>
 #include <chrono>
 #include <map>
-#include <mutex>
 #include <thread>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "commands.h"
 #include "ephpm/clock.h"
+#include "mutex.h"
 #include "net/listener.h"
+#include "net/session_registry.h"
 #include "parser.h"
 
 namespace ephpm {
@@ -61,18 +61,7 @@ class RespServer::Impl : public ServerContext {
       boost::system::error_code ec;
       acceptor_.close(ec);
       accept_retry_.cancel();
-      // A session whose last reference is gone is being destroyed (its
-      // destructor waits for sessions_mu_ to leave the set): skip it.  The
-      // references taken here are dropped after the lock is released, as
-      // dropping the last one runs the destructor, which takes the lock.
-      std::vector<std::shared_ptr<Session>> live;
-      {
-        std::lock_guard<std::mutex> l(sessions_mu_);
-        for (Session* s : sessions_) {
-          if (auto p = s->weak_from_this().lock()) live.push_back(std::move(p));
-        }
-      }
-      for (const auto& s : live) s->Close();
+      for (const auto& s : sessions_.Live()) s->Close();
     });
     for (auto& t : threads_) t.join();
     threads_.clear();
@@ -125,8 +114,7 @@ class RespServer::Impl : public ServerContext {
 
     void Start() {
       {
-        std::lock_guard<std::mutex> l(server_->sessions_mu_);
-        server_->sessions_.insert(this);
+        server_->sessions_.Add(this);
       }
       // Everything about the session happens on its strand.
       asio::dispatch(strand_, [self = shared_from_this()] {
@@ -136,8 +124,7 @@ class RespServer::Impl : public ServerContext {
     }
 
     ~Session() {
-      std::lock_guard<std::mutex> l(server_->sessions_mu_);
-      server_->sessions_.erase(this);
+      server_->sessions_.Remove(this);
       server_->connected_.fetch_sub(1);
     }
 
@@ -148,7 +135,7 @@ class RespServer::Impl : public ServerContext {
 
     // For CLIENT LIST from other connections: what this one last showed.
     std::string ListLine() const {
-      std::lock_guard<std::mutex> l(info_mu_);
+      MutexLock l(&info_mu_);
       return ClientListLine(shown_);
     }
 
@@ -162,7 +149,7 @@ class RespServer::Impl : public ServerContext {
     // Copies what CLIENT LIST shows of this connection where other threads
     // may read it.  (client_ itself is touched only on this strand.)
     void Publish() {
-      std::lock_guard<std::mutex> l(info_mu_);
+      MutexLock l(&info_mu_);
       shown_.last_command = client_.last_command;
       if (shown_.name != client_.name) shown_.name = client_.name;
     }
@@ -303,8 +290,8 @@ class RespServer::Impl : public ServerContext {
     size_t partial_ = 0;           // bytes of the request in progress the parser holds
     std::vector<std::string> argv_;
     ClientState client_;
-    mutable std::mutex info_mu_;
-    ClientState shown_;  // guarded by info_mu_
+    mutable Mutex info_mu_;
+    ClientState shown_ ABSL_GUARDED_BY(info_mu_);
   };
 
  private:
@@ -352,8 +339,8 @@ class RespServer::Impl : public ServerContext {
   std::atomic<uint64_t> connected_{0};
   std::atomic<uint64_t> total_connections_{0};
   std::atomic<uint64_t> rejected_{0};
-  mutable std::mutex sessions_mu_;
-  std::unordered_set<Session*> sessions_;
+  // Every session, for Stop() and CLIENT LIST.
+  net::SessionRegistry<Session> sessions_;
 
   asio::io_context io_;
   tcp::acceptor acceptor_;
@@ -368,15 +355,8 @@ class RespServer::Impl : public ServerContext {
 };
 
 std::vector<std::string> RespServer::Impl::ClientList() const {
-  std::vector<std::shared_ptr<Session>> live;
-  {
-    std::lock_guard<std::mutex> l(sessions_mu_);
-    for (Session* s : sessions_) {
-      if (auto p = s->weak_from_this().lock()) live.push_back(std::move(p));
-    }
-  }
   std::vector<std::string> lines;
-  for (const auto& s : live) lines.push_back(s->ListLine());
+  for (const auto& s : sessions_.Live()) lines.push_back(s->ListLine());
   return lines;
 }
 

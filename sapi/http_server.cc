@@ -9,13 +9,12 @@
 #include <boost/beast/http.hpp>
 #include <chrono>
 #include <cstdio>
-#include <mutex>
 #include <optional>
 #include <thread>
-#include <unordered_set>
 #include <vector>
 
 #include "net/listener.h"
+#include "net/session_registry.h"
 #include "php_host.h"
 #include "router.h"
 
@@ -100,16 +99,12 @@ class HttpServer::Impl {
     asio::post(io_, [this] {
       boost::system::error_code ec;
       acceptor_.close(ec);
-      std::lock_guard<std::mutex> l(sessions_mu_);
-      for (Session* s : sessions_) s->CloseIfIdle();
+      for (const auto& s : sessions_.Live()) s->CloseIfIdle();
     });
     // Requests in flight finish; their connections then close.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while (std::chrono::steady_clock::now() < deadline) {
-      {
-        std::lock_guard<std::mutex> l(sessions_mu_);
-        if (sessions_.empty()) break;
-      }
+      if (sessions_.Empty()) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     work_.reset();
@@ -133,15 +128,11 @@ class HttpServer::Impl {
     }
 
     ~Session() {
-      std::lock_guard<std::mutex> l(server_->sessions_mu_);
-      server_->sessions_.erase(this);
+      server_->sessions_.Remove(this);
     }
 
     void Start() {
-      {
-        std::lock_guard<std::mutex> l(server_->sessions_mu_);
-        server_->sessions_.insert(this);
-      }
+      server_->sessions_.Add(this);
       asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
     }
 
@@ -453,8 +444,8 @@ class HttpServer::Impl {
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   std::atomic<bool> stopped_{false};
   std::atomic<bool> draining_{false};
-  std::mutex sessions_mu_;
-  std::unordered_set<Session*> sessions_;
+  // Every connection, for Stop().
+  net::SessionRegistry<Session> sessions_;
 };
 
 HttpServer::HttpServer(PhpHost* php, HttpServerOptions options)

@@ -12,10 +12,11 @@
 #include <cstring>
 #include <deque>
 #include <future>
-#include <mutex>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "ephpm/settings.h"
+#include "mutex.h"
 
 extern "C" {
 #include "SAPI.h"
@@ -69,7 +70,7 @@ class CpuWatchdog {
   }
   ~CpuWatchdog() {
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       stop_ = true;
     }
     cv_.notify_all();
@@ -78,12 +79,12 @@ class CpuWatchdog {
 
   // (Re)starts the limit for the running request; 0 = none.
   void Arm(zend_long seconds) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     deadline_ns_ = seconds > 0 ? CpuNs() + static_cast<int64_t>(seconds) * 1000000000 : 0;
   }
   // The request ended: after this returns the watchdog will not touch it.
   void Disarm() {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     deadline_ns_ = 0;
   }
 
@@ -95,9 +96,9 @@ class CpuWatchdog {
   }
 
   void Run() {
-    std::unique_lock<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     while (!stop_) {
-      cv_.wait_for(l, std::chrono::milliseconds(10));
+      l.WaitUntil(&cv_, std::chrono::steady_clock::now() + std::chrono::milliseconds(10));
       if (deadline_ns_ != 0 && CpuNs() >= deadline_ns_) {
         deadline_ns_ = 0;
         zend_atomic_bool_store_ex(&EG(timed_out), true);
@@ -107,10 +108,10 @@ class CpuWatchdog {
   }
 
   clockid_t clock_{};
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable cv_;
-  bool stop_ = false;
-  int64_t deadline_ns_ = 0;  // guarded by mu_
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t deadline_ns_ ABSL_GUARDED_BY(mu_) = 0;
   std::thread thread_;
 };
 
@@ -291,7 +292,7 @@ class PhpHost::Impl {
 
   ~Impl() {
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       stopping_ = true;
     }
     cv_.notify_all();
@@ -301,7 +302,7 @@ class PhpHost::Impl {
 
   void Submit(std::shared_ptr<PhpRequest> request, std::function<void(PhpResponse)> done) {
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       queue_.push_back(Job{std::move(request), std::move(done)});
       ++pending_;
     }
@@ -309,7 +310,7 @@ class PhpHost::Impl {
   }
 
   size_t pending() const {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     return pending_;
   }
 
@@ -377,8 +378,8 @@ class PhpHost::Impl {
     for (;;) {
       Job job;
       {
-        std::unique_lock<std::mutex> l(mu_);
-        cv_.wait(l, [this] { return stopping_ || !queue_.empty(); });
+        MutexLock l(&mu_);
+        while (!stopping_ && queue_.empty()) l.Wait(&cv_);
         if (queue_.empty()) return;  // stopping, and everything queued is done
         job = std::move(queue_.front());
         queue_.pop_front();
@@ -386,7 +387,7 @@ class PhpHost::Impl {
       PhpResponse response;
       Execute(*job.request, &response);
       job.done(std::move(response));
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(&mu_);
       --pending_;
     }
   }
@@ -449,11 +450,11 @@ class PhpHost::Impl {
   std::string ini_entries_;
   std::thread primary_;
   std::vector<std::thread> secondaries_;
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable cv_;
-  std::deque<Job> queue_;
-  size_t pending_ = 0;
-  bool stopping_ = false;
+  std::deque<Job> queue_ ABSL_GUARDED_BY(mu_);
+  size_t pending_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 std::unique_ptr<PhpHost> PhpHost::Start(const PhpHostOptions& options, const ephpm_kv_ops* ops,
