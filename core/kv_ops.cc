@@ -77,14 +77,10 @@ int OpSet(void* ctx, const char* key, size_t key_len, const char* value, size_t 
 
 int OpSetNx(void* ctx, const char* key, size_t key_len, const char* value, size_t value_len,
             int64_t ttl_ms, int* inserted) {
-  switch (S(ctx)->SetNx(V(key, key_len), V(value, value_len), ttl_ms)) {
-    case SetNxOutcome::kInserted: *inserted = 1; return EPHPM_KV_OK;
-    case SetNxOutcome::kExists: *inserted = 0; return EPHPM_KV_OK;
-    case SetNxOutcome::kOutOfMemory: return EPHPM_KV_OUT_OF_MEMORY;
-    case SetNxOutcome::kOwnerUnreachable: return EPHPM_KV_OWNER_UNREACHABLE;
-    case SetNxOutcome::kInvalidArgument: return EPHPM_KV_INVALID_ARGUMENT;
-  }
-  return EPHPM_KV_INVALID_ARGUMENT;
+  const SetNxOutcome o = S(ctx)->SetNx(V(key, key_len), V(value, value_len), ttl_ms);
+  if (ErrorOf(o) != Status::kOk) return C(ErrorOf(o));
+  *inserted = o == SetNxOutcome::kInserted;
+  return EPHPM_KV_OK;
 }
 
 int OpDel(void* ctx, const char* key, size_t key_len, int64_t* removed) {
@@ -139,15 +135,10 @@ int OpWait(void* ctx, const char* key, size_t key_len, uint64_t last_version, in
 
 int OpDelIfEq(void* ctx, const char* key, size_t key_len, const char* token, size_t token_len,
               int* deleted) {
-  switch (S(ctx)->DelIfEq(V(key, key_len), V(token, token_len))) {
-    case DelIfEqOutcome::kDeleted: *deleted = 1; return EPHPM_KV_OK;
-    case DelIfEqOutcome::kNotMatched: *deleted = 0; return EPHPM_KV_OK;
-    case DelIfEqOutcome::kOwnerUnreachable: return EPHPM_KV_OWNER_UNREACHABLE;
-    case DelIfEqOutcome::kWrongType: return EPHPM_KV_WRONG_TYPE;
-    case DelIfEqOutcome::kInvalidArgument: return EPHPM_KV_INVALID_ARGUMENT;
-    case DelIfEqOutcome::kOutOfMemory: return EPHPM_KV_OUT_OF_MEMORY;
-  }
-  return EPHPM_KV_INVALID_ARGUMENT;
+  const DelIfEqOutcome o = S(ctx)->DelIfEq(V(key, key_len), V(token, token_len));
+  if (ErrorOf(o) != Status::kOk) return C(ErrorOf(o));
+  *deleted = o == DelIfEqOutcome::kDeleted;
+  return EPHPM_KV_OK;
 }
 
 int OpPersist(void* ctx, const char* key, size_t key_len, int* applied) {
@@ -194,47 +185,33 @@ int OpMget(void* ctx, const ephpm_kv_bytes* keys, size_t count, ephpm_kv_list** 
 int OpSetIfEq(void* ctx, const char* guard, size_t guard_len, const char* token,
               size_t token_len, const char* key, size_t key_len, const char* value,
               size_t value_len, int64_t ttl_ms, int* written) {
-  switch (S(ctx)->SetIfEq(V(guard, guard_len), V(token, token_len), V(key, key_len),
-                          V(value, value_len), ttl_ms)) {
-    case SetIfEqOutcome::kWritten: *written = 1; return EPHPM_KV_OK;
-    case SetIfEqOutcome::kNotMatched: *written = 0; return EPHPM_KV_OK;
-    case SetIfEqOutcome::kOutOfMemory: return EPHPM_KV_OUT_OF_MEMORY;
-    case SetIfEqOutcome::kOwnerUnreachable: return EPHPM_KV_OWNER_UNREACHABLE;
-    case SetIfEqOutcome::kWrongType: return EPHPM_KV_WRONG_TYPE;
-    case SetIfEqOutcome::kInvalidArgument: return EPHPM_KV_INVALID_ARGUMENT;
-  }
-  return EPHPM_KV_INVALID_ARGUMENT;
+  const SetIfEqOutcome o = S(ctx)->SetIfEq(V(guard, guard_len), V(token, token_len),
+                                            V(key, key_len), V(value, value_len), ttl_ms);
+  if (ErrorOf(o) != Status::kOk) return C(ErrorOf(o));
+  *written = o == SetIfEqOutcome::kWritten;
+  return EPHPM_KV_OK;
 }
 
 int OpDelIfGuardEq(void* ctx, const char* guard, size_t guard_len, const char* token,
                    size_t token_len, const char* key, size_t key_len, int* matched,
                    int* removed) {
-  switch (S(ctx)->DelIfGuardEq(V(guard, guard_len), V(token, token_len), V(key, key_len))) {
-    case DelIfGuardEqOutcome::kDeleted: *matched = 1; *removed = 1; return EPHPM_KV_OK;
-    case DelIfGuardEqOutcome::kAbsent: *matched = 1; *removed = 0; return EPHPM_KV_OK;
-    case DelIfGuardEqOutcome::kNotMatched: *matched = 0; *removed = 0; return EPHPM_KV_OK;
-    case DelIfGuardEqOutcome::kOwnerUnreachable: return EPHPM_KV_OWNER_UNREACHABLE;
-    case DelIfGuardEqOutcome::kWrongType: return EPHPM_KV_WRONG_TYPE;
-    case DelIfGuardEqOutcome::kInvalidArgument: return EPHPM_KV_INVALID_ARGUMENT;
-    case DelIfGuardEqOutcome::kOutOfMemory: return EPHPM_KV_OUT_OF_MEMORY;
-  }
-  return EPHPM_KV_INVALID_ARGUMENT;
+  const DelIfGuardEqOutcome o =
+      S(ctx)->DelIfGuardEq(V(guard, guard_len), V(token, token_len), V(key, key_len));
+  if (ErrorOf(o) != Status::kOk) return C(ErrorOf(o));
+  *matched = o != DelIfGuardEqOutcome::kNotMatched;
+  *removed = o == DelIfGuardEqOutcome::kDeleted;
+  return EPHPM_KV_OK;
 }
 
 int OpExpireIfGuardEq(void* ctx, const char* guard, size_t guard_len, const char* token,
                       size_t token_len, const char* key, size_t key_len, int64_t ttl_ms,
                       int* matched, int* applied) {
-  switch (S(ctx)->ExpireIfGuardEq(V(guard, guard_len), V(token, token_len), V(key, key_len),
-                                  ttl_ms)) {
-    case ExpireIfGuardEqOutcome::kApplied: *matched = 1; *applied = 1; return EPHPM_KV_OK;
-    case ExpireIfGuardEqOutcome::kAbsent: *matched = 1; *applied = 0; return EPHPM_KV_OK;
-    case ExpireIfGuardEqOutcome::kNotMatched: *matched = 0; *applied = 0; return EPHPM_KV_OK;
-    case ExpireIfGuardEqOutcome::kOwnerUnreachable: return EPHPM_KV_OWNER_UNREACHABLE;
-    case ExpireIfGuardEqOutcome::kWrongType: return EPHPM_KV_WRONG_TYPE;
-    case ExpireIfGuardEqOutcome::kInvalidArgument: return EPHPM_KV_INVALID_ARGUMENT;
-    case ExpireIfGuardEqOutcome::kOutOfMemory: return EPHPM_KV_OUT_OF_MEMORY;
-  }
-  return EPHPM_KV_INVALID_ARGUMENT;
+  const ExpireIfGuardEqOutcome o = S(ctx)->ExpireIfGuardEq(
+      V(guard, guard_len), V(token, token_len), V(key, key_len), ttl_ms);
+  if (ErrorOf(o) != Status::kOk) return C(ErrorOf(o));
+  *matched = o != ExpireIfGuardEqOutcome::kNotMatched;
+  *applied = o == ExpireIfGuardEqOutcome::kApplied;
+  return EPHPM_KV_OK;
 }
 
 int OpGetInto(void* ctx, const char* key, size_t key_len, char* buf, size_t buf_len,

@@ -112,13 +112,10 @@ void SetGeneric(Ctx& c, const std::string& key, const std::string& value, unsign
   const int64_t now = c.store->NowMs();
   if ((flags & kNx) && !(flags & (kGet | kKeepTtl)) && (expire == nullptr || at_ms > now)) {
     const int64_t ttl_ms = expire == nullptr ? 0 : at_ms - now;
-    switch (c.store->SetNx(key, value, ttl_ms)) {
-      case SetNxOutcome::kInserted: return Ok(c);
-      case SetNxOutcome::kExists: return c.w.NullBulk();
-      case SetNxOutcome::kOutOfMemory: return c.w.Error(kOom);
-      case SetNxOutcome::kOwnerUnreachable: return c.w.Error(kClusterDown);
-      case SetNxOutcome::kInvalidArgument: Failed(c, Status::kInvalidArgument); return;
-    }
+    const SetNxOutcome o = c.store->SetNx(key, value, ttl_ms);
+    if (Failed(c, ErrorOf(o))) return;
+    if (o == SetNxOutcome::kInserted) return Ok(c);
+    return c.w.NullBulk();
   }
   SetOptions o;
   o.when = (flags & kNx)   ? SetOptions::When::kIfAbsent
@@ -154,13 +151,9 @@ void CmdSetEx(Ctx& c) { SetGeneric(c, c.argv[1], c.argv[3], kEx, &c.argv[2]); }
 void CmdPSetEx(Ctx& c) { SetGeneric(c, c.argv[1], c.argv[3], kPx, &c.argv[2]); }
 
 void CmdSetNx(Ctx& c) {
-  switch (c.store->SetNx(c.argv[1], c.argv[2], 0)) {
-    case SetNxOutcome::kInserted: return c.w.Integer(1);
-    case SetNxOutcome::kExists: return c.w.Integer(0);
-    case SetNxOutcome::kOutOfMemory: return c.w.Error(kOom);
-    case SetNxOutcome::kOwnerUnreachable: return c.w.Error(kClusterDown);
-    case SetNxOutcome::kInvalidArgument: Failed(c, Status::kInvalidArgument); return;
-  }
+  const SetNxOutcome o = c.store->SetNx(c.argv[1], c.argv[2], 0);
+  if (Failed(c, ErrorOf(o))) return;
+  c.w.Integer(o == SetNxOutcome::kInserted ? 1 : 0);
 }
 
 void CmdGetSet(Ctx& c) { SetGeneric(c, c.argv[1], c.argv[2], kGet, nullptr); }
@@ -322,14 +315,9 @@ void CmdIncrByFloat(Ctx& c) {
 }
 
 void CmdDelIfEq(Ctx& c) {
-  switch (c.store->DelIfEq(c.argv[1], c.argv[2])) {
-    case DelIfEqOutcome::kDeleted: return c.w.Integer(1);
-    case DelIfEqOutcome::kNotMatched: return c.w.Integer(0);
-    case DelIfEqOutcome::kWrongType: return c.w.Error(kWrongType);
-    case DelIfEqOutcome::kOwnerUnreachable: return c.w.Error(kClusterDown);
-    case DelIfEqOutcome::kOutOfMemory: return c.w.Error(kOom);
-    case DelIfEqOutcome::kInvalidArgument: Failed(c, Status::kInvalidArgument); return;
-  }
+  const DelIfEqOutcome o = c.store->DelIfEq(c.argv[1], c.argv[2]);
+  if (Failed(c, ErrorOf(o))) return;
+  c.w.Integer(o == DelIfEqOutcome::kDeleted ? 1 : 0);
 }
 
 }  // namespace cmd

@@ -73,6 +73,67 @@ enum class ExpireIfGuardEqOutcome : int {
   kOutOfMemory = 6,       // an allocation failed; nothing changed
 };
 
+// The error an outcome carries, or Status::kOk for a verdict (inserted,
+// exists, deleted, not matched, absent, written, applied).  Every edge (the
+// C ABI, RESP, the cluster wire) turns the error part into its own form
+// through its one Status table, and only the verdicts per operation.
+constexpr Status ErrorOf(SetNxOutcome o) {
+  switch (o) {
+    case SetNxOutcome::kInserted:
+    case SetNxOutcome::kExists: return Status::kOk;
+    case SetNxOutcome::kOutOfMemory: return Status::kOutOfMemory;
+    case SetNxOutcome::kOwnerUnreachable: return Status::kOwnerUnreachable;
+    case SetNxOutcome::kInvalidArgument: return Status::kInvalidArgument;
+  }
+  return Status::kInvalidArgument;
+}
+constexpr Status ErrorOf(DelIfEqOutcome o) {
+  switch (o) {
+    case DelIfEqOutcome::kDeleted:
+    case DelIfEqOutcome::kNotMatched: return Status::kOk;
+    case DelIfEqOutcome::kOwnerUnreachable: return Status::kOwnerUnreachable;
+    case DelIfEqOutcome::kWrongType: return Status::kWrongType;
+    case DelIfEqOutcome::kInvalidArgument: return Status::kInvalidArgument;
+    case DelIfEqOutcome::kOutOfMemory: return Status::kOutOfMemory;
+  }
+  return Status::kInvalidArgument;
+}
+constexpr Status ErrorOf(SetIfEqOutcome o) {
+  switch (o) {
+    case SetIfEqOutcome::kWritten:
+    case SetIfEqOutcome::kNotMatched: return Status::kOk;
+    case SetIfEqOutcome::kOutOfMemory: return Status::kOutOfMemory;
+    case SetIfEqOutcome::kOwnerUnreachable: return Status::kOwnerUnreachable;
+    case SetIfEqOutcome::kWrongType: return Status::kWrongType;
+    case SetIfEqOutcome::kInvalidArgument: return Status::kInvalidArgument;
+  }
+  return Status::kInvalidArgument;
+}
+constexpr Status ErrorOf(DelIfGuardEqOutcome o) {
+  switch (o) {
+    case DelIfGuardEqOutcome::kDeleted:
+    case DelIfGuardEqOutcome::kAbsent:
+    case DelIfGuardEqOutcome::kNotMatched: return Status::kOk;
+    case DelIfGuardEqOutcome::kOwnerUnreachable: return Status::kOwnerUnreachable;
+    case DelIfGuardEqOutcome::kWrongType: return Status::kWrongType;
+    case DelIfGuardEqOutcome::kInvalidArgument: return Status::kInvalidArgument;
+    case DelIfGuardEqOutcome::kOutOfMemory: return Status::kOutOfMemory;
+  }
+  return Status::kInvalidArgument;
+}
+constexpr Status ErrorOf(ExpireIfGuardEqOutcome o) {
+  switch (o) {
+    case ExpireIfGuardEqOutcome::kApplied:
+    case ExpireIfGuardEqOutcome::kAbsent:
+    case ExpireIfGuardEqOutcome::kNotMatched: return Status::kOk;
+    case ExpireIfGuardEqOutcome::kOwnerUnreachable: return Status::kOwnerUnreachable;
+    case ExpireIfGuardEqOutcome::kWrongType: return Status::kWrongType;
+    case ExpireIfGuardEqOutcome::kInvalidArgument: return Status::kInvalidArgument;
+    case ExpireIfGuardEqOutcome::kOutOfMemory: return Status::kOutOfMemory;
+  }
+  return Status::kInvalidArgument;
+}
+
 // What an increment decided by a key's owner came to: kOk and the new value,
 // or the error status (kNotInteger, kOverflow, kOutOfMemory, ...).
 struct IncrByReply {
