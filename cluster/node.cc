@@ -1030,36 +1030,36 @@ class ClusterNode::Impl {
     return out;  // std::map: already sorted
   }
 
-  std::string Describe() const {
+  bool Info(ClusterInfo* info) const {
     std::lock_guard<std::mutex> l(mu_);
-    std::string out;
-    size_t alive = 0, i = 0;
+    uint64_t alive = 0;
     for (const auto& [id, m] : members_) alive += m.rec.state != MemberState::kDead;
-    out += "cluster_node_id:" + o_.node_id + "\n";
-    out += "cluster_address:" + address_ + "\n";
-    out += "cluster_incarnation:" + std::to_string(members_.at(o_.node_id).rec.incarnation) + "\n";
-    out += "cluster_known:" + std::to_string(members_.size()) + "\n";
-    out += "cluster_alive:" + std::to_string(alive) + "\n";
-    out += "cluster_mutations_published:" + std::to_string(mutations_published_.load()) + "\n";
-    out += "cluster_mutations_received:" + std::to_string(mutations_received_.load()) + "\n";
-    out += "cluster_frames_dropped:" + std::to_string(frames_dropped_.load()) + "\n";
-    out += "cluster_full_syncs_sent:" + std::to_string(full_syncs_sent_.load()) + "\n";
-    out += "cluster_routed_calls:" + std::to_string(routed_calls_.load()) + "\n";
-    out += "cluster_routed_unreachable:" + std::to_string(routed_unreachable_.load()) + "\n";
-    out += "cluster_routed_decided:" + std::to_string(routed_decided_.load()) + "\n";
-    out += "cluster_routed_refused:" + std::to_string(routed_refused_.load()) + "\n";
-    out += "cluster_ready:" + std::string(ready_.load() ? "1" : "0") + "\n";
-    out += "cluster_decisions_confirmed:" + std::to_string(decisions_confirmed_.load()) + "\n";
-    out += "cluster_decisions_unconfirmed:" + std::to_string(decisions_unconfirmed_.load()) +
-           "\n";
-    out += "cluster_decisions_refused:" + std::to_string(decisions_refused_.load()) + "\n";
-    out += "cluster_standing_lost:" + std::to_string(standing_lost_.load()) + "\n";
+    info->node_id = o_.node_id;
+    info->address = address_;
+    info->counters = {
+        {"incarnation", members_.at(o_.node_id).rec.incarnation},
+        {"known", members_.size()},
+        {"alive", alive},
+        {"mutations_published", mutations_published_.load()},
+        {"mutations_received", mutations_received_.load()},
+        {"frames_dropped", frames_dropped_.load()},
+        {"full_syncs_sent", full_syncs_sent_.load()},
+        {"routed_calls", routed_calls_.load()},
+        {"routed_unreachable", routed_unreachable_.load()},
+        {"routed_decided", routed_decided_.load()},
+        {"routed_refused", routed_refused_.load()},
+        {"ready", ready_.load() ? 1u : 0u},
+        {"decisions_confirmed", decisions_confirmed_.load()},
+        {"decisions_unconfirmed", decisions_unconfirmed_.load()},
+        {"decisions_refused", decisions_refused_.load()},
+        {"standing_lost", standing_lost_.load()},
+    };
+    info->members.clear();
     for (const auto& [id, m] : members_) {
-      out += "cluster_member" + std::to_string(i++) + ":id=" + id + ",address=" + m.rec.address +
-             ",state=" + MemberStateName(m.rec.state) +
-             ",incarnation=" + std::to_string(m.rec.incarnation) + "\n";
+      info->members.push_back(
+          ClusterMemberInfo{id, m.rec.address, MemberStateName(m.rec.state), m.rec.incarnation});
     }
-    return out;
+    return true;
   }
 
 #ifdef EPHPM_CLUSTER_TEST_HOOKS
@@ -2238,7 +2238,7 @@ std::vector<std::string> ClusterNode::AliveIds() const { return impl_->AliveIds(
 Stamp ClusterNode::NextStamp() { return impl_->NextStamp(); }
 void ClusterNode::Publish(const Mutation& m) noexcept { impl_->Publish(m); }
 bool ClusterNode::Tentative() const { return impl_->Tentative(); }
-std::string ClusterNode::Describe() const { return impl_->Describe(); }
+bool ClusterNode::Info(ClusterInfo* info) const { return impl_->Info(info); }
 std::string ClusterNode::OwnerOf(std::string_view key) const { return impl_->OwnerOf(key); }
 bool ClusterNode::Ready() const { return impl_->Ready(); }
 Routed<SetNxOutcome> ClusterNode::RouteSetNx(std::string_view key, std::string_view value,

@@ -105,7 +105,7 @@ class ClusterNode final : public Replicator {
   Stamp NextStamp() override;
   void Publish(const Mutation& m) noexcept override;
   bool Tentative() const override;
-  std::string Describe() const override;
+  bool Info(ClusterInfo* info) const override;
   Routed<SetNxOutcome> RouteSetNx(std::string_view key, std::string_view value,
                                   int64_t ttl_ms) override;
   Routed<DelIfEqOutcome> RouteDelIfEq(std::string_view key, std::string_view token) override;

@@ -13,6 +13,7 @@
 
 #include "ephpm/kv_ops.h"
 #include "ephpm/kv_ops_store.h"
+#include "kv_ops_cluster.h"
 
 namespace ephpm {
 namespace {
@@ -235,6 +236,15 @@ int OpGetFromOwner(void* ctx, const char* key, size_t key_len, char** value,
   return EPHPM_KV_OK;
 }
 
+int OpClusterState(void* ctx, ephpm_kv_cluster_state** state) {
+  *state = nullptr;
+  const Replicator* r = S(ctx)->options().replicator;
+  ClusterInfo info;
+  if (r == nullptr || !r->Info(&info)) return EPHPM_KV_OK;
+  *state = PackClusterState(info);
+  return *state != nullptr ? EPHPM_KV_OK : EPHPM_KV_OUT_OF_MEMORY;
+}
+
 int OpClusterInfo(void* ctx, char** text, size_t* text_len) {
   const Replicator* r = S(ctx)->options().replicator;
   const std::string lines = r != nullptr ? r->Describe() : std::string();
@@ -321,6 +331,7 @@ ephpm_kv_ops MakeKvOps(Store* store) {
   ops.get_from_owner = Guarded<OpGetFromOwner>::Call;
   ops.del_if_guard_eq = Guarded<OpDelIfGuardEq>::Call;
   ops.expire_if_guard_eq = Guarded<OpExpireIfGuardEq>::Call;
+  ops.cluster_state = Guarded<OpClusterState>::Call;
   return ops;
 }
 

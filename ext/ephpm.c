@@ -691,55 +691,26 @@ PHP_FUNCTION(ephpm_kv_wait) {
 
 /* ---- introspection --------------------------------------------------------- */
 
-/* Every cluster field but the names, addresses and states is a number. */
-static bool is_count_field(const char *name, size_t len) {
-  return !((len == 2 && memcmp(name, "id", 2) == 0) ||
-           (len == 7 && memcmp(name, "node_id", 7) == 0) ||
-           (len == 7 && memcmp(name, "address", 7) == 0) ||
-           (len == 5 && memcmp(name, "state", 5) == 0));
-}
-
-static void add_field(zval *arr, const char *name, size_t name_len, const char *value,
-                      size_t value_len) {
-  if (is_count_field(name, name_len)) {
-    add_assoc_long_ex(arr, name, name_len, (zend_long)ZEND_STRTOL(value, NULL, 10));
-  } else {
-    add_assoc_stringl_ex(arr, name, name_len, (char *)value, value_len);
-  }
-}
-
-/* Turns the ops' cluster_info lines into an array: "cluster_NAME:VALUE"
- * becomes NAME => VALUE, and each "cluster_memberN:k=v,k=v" line one entry
- * of 'members'. */
-static void cluster_array(zval *out, const char *text, size_t len) {
+/* The cluster part of ephpm_kv_info(): node_id and address, every counter
+ * by name, and 'members', a list of [id, address, state, incarnation]. */
+static void cluster_array(zval *out, const ephpm_kv_cluster_state *cs) {
   zval members;
   array_init(out);
-  array_init(&members);
-  const char *p = text, *end = text + len;
-  while (p < end) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    const char *eol = nl != NULL ? nl : end;
-    const char *colon = memchr(p, ':', (size_t)(eol - p));
-    if (colon != NULL && colon - p > 8 && memcmp(p, "cluster_", 8) == 0) {
-      const char *name = p + 8, *value = colon + 1;
-      size_t name_len = (size_t)(colon - name);
-      if (name_len > 6 && memcmp(name, "member", 6) == 0) {
-        zval m;
-        array_init(&m);
-        const char *f = value;
-        while (f < eol) {
-          const char *comma = memchr(f, ',', (size_t)(eol - f));
-          const char *fend = comma != NULL ? comma : eol;
-          const char *eq = memchr(f, '=', (size_t)(fend - f));
-          if (eq != NULL) add_field(&m, f, (size_t)(eq - f), eq + 1, (size_t)(fend - eq - 1));
-          f = fend + 1;
-        }
-        add_next_index_zval(&members, &m);
-      } else {
-        add_field(out, name, name_len, value, (size_t)(eol - value));
-      }
-    }
-    p = eol + 1;
+  add_assoc_string(out, "node_id", (char *)cs->node_id);
+  add_assoc_string(out, "address", (char *)cs->address);
+  for (size_t i = 0; i < cs->counter_count; i++) {
+    add_assoc_long(out, cs->counters[i].name, (zend_long)cs->counters[i].value);
+  }
+  array_init_size(&members, (uint32_t)cs->member_count);
+  for (size_t i = 0; i < cs->member_count; i++) {
+    const ephpm_kv_cluster_member *m = &cs->members[i];
+    zval entry;
+    array_init_size(&entry, 4);
+    add_assoc_string(&entry, "id", (char *)m->id);
+    add_assoc_string(&entry, "address", (char *)m->address);
+    add_assoc_string(&entry, "state", (char *)m->state);
+    add_assoc_long(&entry, "incarnation", (zend_long)m->incarnation);
+    add_next_index_zval(&members, &entry);
   }
   add_assoc_zval(out, "members", &members);
 }
@@ -781,18 +752,17 @@ PHP_FUNCTION(ephpm_kv_info) {
   add_assoc_long(return_value, "session_lock_timeouts", (zend_long)sc.lock_timeouts);
   add_assoc_long(return_value, "session_stale_releases_refused", (zend_long)sc.stale_releases);
   add_assoc_long(return_value, "session_fenced_writes_refused", (zend_long)sc.fenced_refused);
-  /* null for a single node (or a host whose table predates cluster_info) */
-  char *text = NULL;
-  size_t text_len = 0;
+  /* null for a single node (or a host whose table predates cluster_state) */
+  ephpm_kv_cluster_state *cs = NULL;
   int st = EPHPM_KV_OK;
-  if (EPHPM_KV_OPS_HAS(ops, cluster_info)) {
-    st = ops->cluster_info(ops->ctx, &text, &text_len);
+  if (EPHPM_KV_OPS_HAS(ops, cluster_state)) {
+    st = ops->cluster_state(ops->ctx, &cs);
     if (st != EPHPM_KV_OK) report(ops, st, 0); /* a warning; the rest stands */
   }
-  if (st == EPHPM_KV_OK && text != NULL) {
+  if (st == EPHPM_KV_OK && cs != NULL) {
     zval cluster;
-    cluster_array(&cluster, text, text_len);
-    free(text);
+    cluster_array(&cluster, cs);
+    free(cs);
     add_assoc_zval(return_value, "cluster", &cluster);
   } else {
     add_assoc_null(return_value, "cluster");

@@ -77,6 +77,73 @@ TEST_CASE("an allocation failure under any entry of the table is out of memory, 
   CHECK(ops.dbsize(ops.ctx, &n) == EPHPM_KV_OK);  // and the table still answers
 }
 
+namespace {
+// A replicator that reports a fixed cluster, or fails to allocate it.
+class InfoReplicator : public ephpm::Replicator {
+ public:
+  bool fail = false;
+  bool Info(ephpm::ClusterInfo* info) const override {
+    if (fail) throw std::bad_alloc();
+    info->node_id = "n1";
+    info->address = "127.0.0.1:7001";
+    info->counters = {{"incarnation", 5}, {"alive", 2}, {"ready", 1}};
+    info->members = {{"n1", "127.0.0.1:7001", "alive", 5}, {"n2", "[::1]:7002", "dead", 9}};
+    return true;
+  }
+};
+}  // namespace
+
+TEST_CASE("cluster_state gives the cluster typed, cluster_info the same as text",
+          "[kv_ops][cluster]") {
+  ManualClock clock;
+  InfoReplicator rep;
+  auto o = NoSweeper();
+  o.replicator = &rep;
+  auto s = MakeStore(o, &clock);
+  const ephpm_kv_ops ops = ephpm::MakeKvOps(s.get());
+  REQUIRE(EPHPM_KV_OPS_HAS(&ops, cluster_state));
+  ephpm_kv_cluster_state* cs = nullptr;
+  REQUIRE(ops.cluster_state(ops.ctx, &cs) == EPHPM_KV_OK);
+  REQUIRE(cs != nullptr);
+  CHECK(std::string(cs->node_id) == "n1");
+  CHECK(std::string(cs->address) == "127.0.0.1:7001");
+  REQUIRE(cs->counter_count == 3);
+  CHECK(std::string(cs->counters[0].name) == "incarnation");
+  CHECK(cs->counters[0].value == 5);
+  CHECK(std::string(cs->counters[2].name) == "ready");
+  CHECK(cs->counters[2].value == 1);
+  REQUIRE(cs->member_count == 2);
+  CHECK(std::string(cs->members[1].id) == "n2");
+  CHECK(std::string(cs->members[1].address) == "[::1]:7002");
+  CHECK(std::string(cs->members[1].state) == "dead");
+  CHECK(cs->members[1].incarnation == 9);
+  std::free(cs);  // one block
+
+  char* text = nullptr;
+  size_t len = 0;
+  REQUIRE(ops.cluster_info(ops.ctx, &text, &len) == EPHPM_KV_OK);
+  CHECK(std::string(text, len) ==
+        "cluster_node_id:n1\ncluster_address:127.0.0.1:7001\ncluster_incarnation:5\n"
+        "cluster_alive:2\ncluster_ready:1\n"
+        "cluster_member0:id=n1,address=127.0.0.1:7001,state=alive,incarnation=5\n"
+        "cluster_member1:id=n2,address=[::1]:7002,state=dead,incarnation=9\n");
+  std::free(text);
+
+  rep.fail = true;  // the guard turns the failure into a status, state untouched
+  cs = reinterpret_cast<ephpm_kv_cluster_state*>(&rep);
+  CHECK(ops.cluster_state(ops.ctx, &cs) == EPHPM_KV_OUT_OF_MEMORY);
+  CHECK(cs == nullptr);
+}
+
+TEST_CASE("cluster_state is NULL on a single node", "[kv_ops][cluster]") {
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  const ephpm_kv_ops ops = ephpm::MakeKvOps(s.get());
+  ephpm_kv_cluster_state* cs = reinterpret_cast<ephpm_kv_cluster_state*>(&clock);
+  REQUIRE(ops.cluster_state(ops.ctx, &cs) == EPHPM_KV_OK);
+  CHECK(cs == nullptr);
+}
+
 TEST_CASE("the ops table reads compressed values back and releases them by token",
           "[kv_ops][compression]") {
   ManualClock clock;

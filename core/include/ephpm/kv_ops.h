@@ -91,6 +91,33 @@ typedef struct ephpm_kv_info {
   uint64_t pinned_bytes;              /* their accounted bytes, part of memory_used */
 } ephpm_kv_info;
 
+/* One member of a cluster, as ephpm_kv_ops.cluster_state reports it.  The
+ * strings are NUL-terminated and live in the same block as the state. */
+typedef struct ephpm_kv_cluster_member {
+  const char *id;
+  const char *address; /* "host:port" of its data plane */
+  const char *state;   /* "alive", "suspect" or "dead", as this node sees it */
+  uint64_t incarnation;
+} ephpm_kv_cluster_member;
+
+/* A named count of the cluster ("alive", "routed_calls", ...). */
+typedef struct ephpm_kv_cluster_counter {
+  const char *name;
+  uint64_t value;
+} ephpm_kv_cluster_counter;
+
+/* The cluster as this node sees it, in one malloc block: free(3) the
+ * ephpm_kv_cluster_state pointer once.  The counters come in a fixed order
+ * (the order of INFO's cluster section); new ones are only ever appended. */
+typedef struct ephpm_kv_cluster_state {
+  const char *node_id;
+  const char *address; /* "host:port" this node's data plane listens on */
+  size_t counter_count;
+  const ephpm_kv_cluster_counter *counters;
+  size_t member_count;
+  const ephpm_kv_cluster_member *members; /* every member known, self included */
+} ephpm_kv_cluster_state;
+
 typedef struct ephpm_kv_ops {
   uint32_t abi_version; /* EPHPM_KV_ABI_VERSION */
   uint32_t size;        /* sizeof(ephpm_kv_ops) of the provider */
@@ -222,6 +249,12 @@ typedef struct ephpm_kv_ops {
   int (*expire_if_guard_eq)(void *ctx, const char *guard, size_t guard_len, const char *token,
                             size_t token_len, const char *key, size_t key_len, int64_t ttl_ms,
                             int *matched, int *applied);
+
+  /* The cluster as this node sees it, typed (cluster_info is the same as
+   * text).  OK with *state (one malloc block, free(*state) releases it), or
+   * *state = NULL when the store is not in a cluster.  OUT_OF_MEMORY when it
+   * cannot be allocated. */
+  int (*cluster_state)(void *ctx, ephpm_kv_cluster_state **state);
 } ephpm_kv_ops;
 
 /* True when `ops` (of the provider's `size`) has a non-NULL `slot`. */

@@ -9,11 +9,33 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ephpm/types.h"
 
 namespace ephpm {
+
+// The cluster as one node sees it, for INFO and ephpm_kv_info().
+struct ClusterMemberInfo {
+  std::string id;
+  std::string address;  // "host:port" of its data plane
+  std::string state;    // "alive", "suspect" or "dead"
+  uint64_t incarnation = 0;
+};
+struct ClusterInfo {
+  std::string node_id;
+  std::string address;
+  // Named counts ("incarnation", "alive", "routed_calls", ...), in the order
+  // INFO shows them; names are only ever appended.
+  std::vector<std::pair<std::string, uint64_t>> counters;
+  std::vector<ClusterMemberInfo> members;  // every member known, self included
+};
+
+// INFO's cluster section: "cluster_node_id:...", "cluster_address:...", a
+// "cluster_NAME:VALUE" line per counter, then "cluster_memberN:id=...,
+// address=...,state=...,incarnation=..." per member; each line ends in "\n".
+std::string FormatClusterInfo(const ClusterInfo& info);
 
 // Where a routed decision was made.
 template <typename Outcome>
@@ -88,9 +110,18 @@ class Replicator {
   // thread-safe, no I/O.
   virtual Stamp NextStamp() { return Stamp{}; }
 
-  // "name:value" lines describing the cluster for INFO and ephpm_kv_info();
-  // "" for none.
-  virtual std::string Describe() const { return ""; }
+  // Fills *info and returns true when this node is part of a cluster; the
+  // default, false, is right for a single node.  REQUIRES: thread-safe.
+  virtual bool Info(ClusterInfo* info) const {
+    (void)info;
+    return false;
+  }
+
+  // Info() as INFO's lines (FormatClusterInfo); "" for none.
+  virtual std::string Describe() const {
+    ClusterInfo info;
+    return Info(&info) ? FormatClusterInfo(info) : std::string();
+  }
 
   // Called after a mutation is applied, while the key's shard lock is still
   // held, so calls for one key arrive in the order they were applied.
