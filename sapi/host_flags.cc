@@ -4,6 +4,7 @@
 #include "host_flags.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,8 +66,8 @@ HostFlagsResult Error(std::string message, bool show_usage = false) {
 }
 
 bool IsNodeIdChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '.' || c == '_' || c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-';
 }
 
 // -d NAME=VALUE and --memory-limit VALUE (a = the flag, v = its value).
@@ -143,7 +144,9 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
       }
     } else if (a == "--resp-max-clients" || a == "--resp-timeout" || a == "--request-timeout") {
       int64_t n = 0;
-      if (!value() || !ParseInt64(v, &n) || n < 0) return Error(a + " needs a non-negative integer");
+      if (!value() || !ParseInt64(v, &n) || n < 0) {
+        return Error(a + " needs a non-negative integer");
+      }
       if (a == "--resp-max-clients") f.resp.max_clients = static_cast<size_t>(n);
       if (a == "--resp-timeout") f.resp.idle_timeout_seconds = n;
       if (a == "--request-timeout") {
@@ -164,7 +167,8 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
       if (!value()) return Error("-c needs a php.ini path");
       f.ini_file = v;
     } else if (a == "--cluster-node-id") {
-      if (!value() || v.empty() || v.size() > 255 || !std::all_of(v.begin(), v.end(), IsNodeIdChar)) {
+      if (!value() || v.empty() || v.size() > 255 ||
+          !std::all_of(v.begin(), v.end(), IsNodeIdChar)) {
         return Error("--cluster-node-id needs a name of 1 to 255 letters, digits, '.', '_' or '-'");
       }
       f.cluster.node_id = v;
@@ -174,8 +178,8 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
       f.cluster.listen = v;
       cluster_flags = true;
     } else if (a == "--cluster-join") {
-      const std::string err = value() ? ApplyJoin(v, &f.cluster)
-                                      : "--cluster-join needs host:port[,host:port...]";
+      const std::string err =
+          value() ? ApplyJoin(v, &f.cluster) : "--cluster-join needs host:port[,host:port...]";
       if (!err.empty()) return Error(err);
       cluster_flags = true;
     } else if (a == "--cluster-max-clock-skew") {
@@ -200,11 +204,12 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
       cluster_flags = true;
     } else if (a == "--log-level") {
       if (!value()) return Error("--log-level needs a level");
-      if (v == "error") f.log_level = LogLevel::kError;
-      else if (v == "warn") f.log_level = LogLevel::kWarn;
-      else if (v == "info") f.log_level = LogLevel::kInfo;
-      else if (v == "debug") f.log_level = LogLevel::kDebug;
-      else return Error("--log-level must be error, warn, info or debug");
+      static const char* const kLevels[] = {"error", "warn", "info", "debug"};  // LogLevel order
+      const auto* level = std::find(std::begin(kLevels), std::end(kLevels), v);
+      if (level == std::end(kLevels)) {
+        return Error("--log-level must be error, warn, info or debug");
+      }
+      f.log_level = static_cast<LogLevel>(level - std::begin(kLevels));
     } else {
       return Error("unknown argument '" + a + "'", /*show_usage=*/true);
     }

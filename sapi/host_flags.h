@@ -28,21 +28,21 @@ enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 
 // Everything the command line sets.  Defaults are the program's defaults.
 struct HostFlags {
-  StoreOptions store;                  // from -d ephpm.* and --memory-limit
-  resp::RespServerOptions resp;        // max_bulk_len follows store.max_value_size
-  bool want_resp = false;              // --resp given
-  std::string docroot;                 // "" = no HTTP
+  StoreOptions store;                     // from -d ephpm.* and --memory-limit
+  resp::RespServerOptions resp;           // max_bulk_len follows store.max_value_size
+  bool want_resp = false;                 // --resp given
+  std::string docroot;                    // "" = no HTTP
   std::string listen = "127.0.0.1:8131";  // unchecked: main parses it when serving HTTP
-  std::string ini_file;                // -c; "" = no php.ini at all
+  std::string ini_file;                   // -c; "" = no php.ini at all
   // PHP INI settings in order: the host's own defaults first, then every -d
   // (ephpm.* ones included, so that ini_get() shows them) and --memory-limit.
   std::vector<std::pair<std::string, std::string>> ini = {{"session.save_handler", "ephpm"}};
   uint64_t max_body_bytes = 64ull << 20;
   uint64_t max_header_bytes = 16 << 10;
   int64_t request_timeout_seconds = 60;
-  int64_t workers = 0;                 // 0: the default for this PHP
+  int64_t workers = 0;  // 0: the default for this PHP
   cluster::ClusterOptions cluster;
-  bool want_cluster = false;           // --cluster-node-id given
+  bool want_cluster = false;  // --cluster-node-id given
   LogLevel log_level = LogLevel::kInfo;
 };
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "ephpm/host_port.h"
 #include "ephpm/kv_ops_store.h"
@@ -61,7 +62,8 @@ int Fail(const std::string& msg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  ephpm::HostFlagsResult parsed = ephpm::ParseHostFlags({argv + 1, argv + argc});
+  ephpm::HostFlagsResult parsed =
+      ephpm::ParseHostFlags(std::vector<std::string>(argv + 1, argv + argc));
   switch (parsed.action) {
     case ephpm::HostFlagsResult::Action::kHelp:
       std::fputs(ephpm::kHostUsage, stdout);
@@ -139,7 +141,9 @@ int main(int argc, char** argv) {
   }
 #else
   (void)ops;
-  if (!flags.docroot.empty()) return Fail("this build has no PHP (configure with EPHPM_BUILD_PHP=ON)");
+  if (!flags.docroot.empty()) {
+    return Fail("this build has no PHP (configure with EPHPM_BUILD_PHP=ON)");
+  }
 #endif
 
   std::unique_ptr<ephpm::resp::RespServer> resp_server;

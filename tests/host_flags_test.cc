@@ -50,7 +50,8 @@ TEST_CASE("host flags: the defaults", "[host_flags]") {
   CHECK_FALSE(f.want_cluster);
   CHECK(f.listen == "127.0.0.1:8131");
   CHECK(f.ini_file.empty());
-  CHECK(f.ini == std::vector<std::pair<std::string, std::string>>{{"session.save_handler", "ephpm"}});
+  CHECK(f.ini ==
+        std::vector<std::pair<std::string, std::string>>{{"session.save_handler", "ephpm"}});
   CHECK(f.max_body_bytes == 64ull << 20);
   CHECK(f.max_header_bytes == 16u << 10);
   CHECK(f.request_timeout_seconds == 60);
@@ -80,8 +81,7 @@ TEST_CASE("host flags: -h and --help ask for the usage", "[host_flags]") {
   CHECK(std::string(ephpm::kHostUsage).rfind("usage: ephpm [--docroot DIR]", 0) == 0);
 }
 
-TEST_CASE("host flags: nothing to serve and unknown arguments show the usage",
-          "[host_flags]") {
+TEST_CASE("host flags: nothing to serve and unknown arguments show the usage", "[host_flags]") {
   CHECK(Err({}, true) == "nothing to serve: give --docroot DIR and/or --resp ADDR");
   CHECK(Err({"--log-level", "warn"}, true) ==
         "nothing to serve: give --docroot DIR and/or --resp ADDR");
@@ -92,9 +92,9 @@ TEST_CASE("host flags: nothing to serve and unknown arguments show the usage",
 }
 
 TEST_CASE("host flags: HTTP settings", "[host_flags]") {
-  const HostFlags f = Ok({"--docroot", "d", "--listen", "0.0.0.0:80", "--max-body-size", "1M",
-                          "--max-header-size", "8K", "--request-timeout", "5", "-c",
-                          "/etc/php.ini", "--workers", "1024"});
+  const HostFlags f =
+      Ok({"--docroot", "d", "--listen", "0.0.0.0:80", "--max-body-size", "1M", "--max-header-size",
+          "8K", "--request-timeout", "5", "-c", "/etc/php.ini", "--workers", "1024"});
   CHECK(f.listen == "0.0.0.0:80");
   CHECK(f.max_body_bytes == 1u << 20);
   CHECK(f.max_header_bytes == 8u << 10);
@@ -115,11 +115,13 @@ TEST_CASE("host flags: HTTP settings", "[host_flags]") {
   CHECK(Err({"--docroot", "d", "--workers"}) == "--workers needs a number from 1 to 1024");
   for (const char* flag : {"--max-body-size", "--max-header-size"}) {
     for (const char* n : {"0", "-1", "lots", "1T"}) {
-      CHECK(Err({"--docroot", "d", flag, n}) == std::string(flag) + " needs a size such as 16K or 64M");
+      CHECK(Err({"--docroot", "d", flag, n}) ==
+            std::string(flag) + " needs a size such as 16K or 64M");
     }
     CHECK(Err({"--docroot", "d", flag}) == std::string(flag) + " needs a size such as 16K or 64M");
   }
-  CHECK(Err({"--docroot", "d", "--request-timeout", "0"}) == "--request-timeout needs at least 1 second");
+  CHECK(Err({"--docroot", "d", "--request-timeout", "0"}) ==
+        "--request-timeout needs at least 1 second");
   CHECK(Err({"--docroot", "d", "--request-timeout", "-3"}) ==
         "--request-timeout needs a non-negative integer");
   CHECK(Err({"--docroot", "d", "--request-timeout"}) ==
@@ -148,8 +150,7 @@ TEST_CASE("host flags: RESP settings", "[host_flags]") {
   }
 }
 
-TEST_CASE("host flags: -d and --memory-limit build the store and reach PHP",
-          "[host_flags]") {
+TEST_CASE("host flags: -d and --memory-limit build the store and reach PHP", "[host_flags]") {
   const HostFlags f = Ok(Resp({"-d", "ephpm.shards=8", "-d", "memory_limit=256M", "-d",
                                "ephpm.max_value_size=1M", "--memory-limit", "64M", "-d",
                                "ephpm.session_lock_timeout=3", "-d", "x=a=b", "-d", "empty="}));
@@ -157,32 +158,33 @@ TEST_CASE("host flags: -d and --memory-limit build the store and reach PHP",
   CHECK(f.store.memory_limit == 64u << 20);
   CHECK(f.store.max_value_size == 1u << 20);
   CHECK(f.resp.max_bulk_len == 1u << 20);  // follows the store's limit
-  CHECK(f.ini == std::vector<std::pair<std::string, std::string>>{
-                     {"session.save_handler", "ephpm"},
-                     {"ephpm.shards", "8"},
-                     {"memory_limit", "256M"},
-                     {"ephpm.max_value_size", "1M"},
-                     {"ephpm.memory_limit", "64M"},
-                     {"ephpm.session_lock_timeout", "3"},
-                     {"x", "a=b"},
-                     {"empty", ""}});
+  CHECK(f.ini ==
+        std::vector<std::pair<std::string, std::string>>{{"session.save_handler", "ephpm"},
+                                                         {"ephpm.shards", "8"},
+                                                         {"memory_limit", "256M"},
+                                                         {"ephpm.max_value_size", "1M"},
+                                                         {"ephpm.memory_limit", "64M"},
+                                                         {"ephpm.session_lock_timeout", "3"},
+                                                         {"x", "a=b"},
+                                                         {"empty", ""}});
 
   CHECK(Err(Resp({"-d"})) == "-d needs a value");
   CHECK(Err(Resp({"--memory-limit"})) == "--memory-limit needs a value");
   CHECK(Err(Resp({"-d", "novalue"})) == "-d needs NAME=VALUE, got 'novalue'");
   CHECK(Err(Resp({"-d", "=1"})) == "-d needs NAME=VALUE, got '=1'");
-  CHECK(Err(Resp({"-d", "ephpm.shards=3"})) == "ephpm.shards must be a power of two from 1 to 65536");
+  CHECK(Err(Resp({"-d", "ephpm.shards=3"})) ==
+        "ephpm.shards must be a power of two from 1 to 65536");
   CHECK(Err(Resp({"-d", "ephpm.nope=1"})) == "ephpm.nope is not a store setting");
   CHECK(Err(Resp({"--memory-limit", "lots"})) ==
-        "ephpm.memory_limit must be a size in bytes with an optional K, M or G suffix (0 = no limit)");
+        "ephpm.memory_limit must be a size in bytes with an optional K, M or G suffix (0 = no "
+        "limit)");
 }
 
 TEST_CASE("host flags: cluster settings", "[host_flags]") {
-  const HostFlags f = Ok(Resp({"--cluster-node-id", "node-1.a_B", "--cluster-listen",
-                               "127.0.0.1:7000", "--cluster-join", "127.0.0.1:7001,h:7002",
-                               "--cluster-probe-interval", "301", "--cluster-suspicion-timeout",
-                               "2000", "--cluster-request-timeout", "900",
-                               "--cluster-max-clock-skew", "0"}));
+  const HostFlags f = Ok(Resp(
+      {"--cluster-node-id", "node-1.a_B", "--cluster-listen", "127.0.0.1:7000", "--cluster-join",
+       "127.0.0.1:7001,h:7002", "--cluster-probe-interval", "301", "--cluster-suspicion-timeout",
+       "2000", "--cluster-request-timeout", "900", "--cluster-max-clock-skew", "0"}));
   CHECK(f.want_cluster);
   CHECK(f.cluster.node_id == "node-1.a_B");
   CHECK(f.cluster.listen == "127.0.0.1:7000");
@@ -192,7 +194,8 @@ TEST_CASE("host flags: cluster settings", "[host_flags]") {
   CHECK(f.cluster.suspicion_timeout_ms == 2000);
   CHECK(f.cluster.request_timeout_ms == 900);
   CHECK(f.cluster.max_clock_skew_ms == 0);
-  CHECK(Ok(Resp({"--cluster-node-id", "a", "--cluster-probe-interval", "1"})).cluster.probe_timeout_ms == 1);
+  CHECK(Ok(Resp({"--cluster-node-id", "a", "--cluster-probe-interval", "1"}))
+            .cluster.probe_timeout_ms == 1);
   CHECK(Ok(Resp({"--cluster-node-id", std::string(255, 'n')})).want_cluster);
 
   const std::string bad_id =
@@ -244,8 +247,8 @@ TEST_CASE("host flags: the clock skew must stay below the request timeout", "[ho
                   "--cluster-request-timeout", "100"})) ==
         "--cluster-max-clock-skew (100) must be less than --cluster-request-timeout (100): "
         "a routed request would always arrive too late");
-  CHECK(Ok(Resp({"--cluster-node-id", "a", "--cluster-max-clock-skew", "499"})).cluster
-            .max_clock_skew_ms == 499);
+  CHECK(Ok(Resp({"--cluster-node-id", "a", "--cluster-max-clock-skew", "499"}))
+            .cluster.max_clock_skew_ms == 499);
   // The need for --cluster-node-id is reported first.
   CHECK(Err(Resp({"--cluster-max-clock-skew", "500"})) ==
         "the --cluster-* options need --cluster-node-id");
