@@ -55,6 +55,9 @@ const char kHostUsage[] =
     "SIGINT and SIGTERM let requests in flight finish, then exit 0.\n";
 namespace {
 
+// Indexed by LogLevel.
+const char* const kLogLevelNames[] = {"error", "warn", "info", "debug"};
+
 using Action = HostFlagsResult::Action;
 
 HostFlagsResult Error(std::string message, bool show_usage = false) {
@@ -108,6 +111,8 @@ std::string ApplyJoin(const std::string& v, cluster::ClusterOptions* c) {
 }
 
 }  // namespace
+
+const char* LogLevelName(LogLevel level) { return kLogLevelNames[static_cast<int>(level)]; }
 
 HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
   HostFlagsResult result;
@@ -204,12 +209,11 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
       cluster_flags = true;
     } else if (a == "--log-level") {
       if (!value()) return Error("--log-level needs a level");
-      static const char* const kLevels[] = {"error", "warn", "info", "debug"};  // LogLevel order
-      const auto* level = std::find(std::begin(kLevels), std::end(kLevels), v);
-      if (level == std::end(kLevels)) {
+      const auto* name = std::find(std::begin(kLogLevelNames), std::end(kLogLevelNames), v);
+      if (name == std::end(kLogLevelNames)) {
         return Error("--log-level must be error, warn, info or debug");
       }
-      f.log_level = static_cast<LogLevel>(level - std::begin(kLevels));
+      f.log_level = static_cast<LogLevel>(name - std::begin(kLogLevelNames));
     } else {
       return Error("unknown argument '" + a + "'", /*show_usage=*/true);
     }

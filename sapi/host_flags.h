@@ -25,6 +25,9 @@ namespace ephpm {
 extern const char kHostUsage[];
 
 enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
+// "error", "warn", "info" or "debug": the --log-level value and the word the
+// log lines carry.
+const char* LogLevelName(LogLevel level);
 
 // Everything the command line sets.  Defaults are the program's defaults.
 struct HostFlags {

@@ -43,14 +43,13 @@ std::mutex g_log_mu;
 
 void Log(Level level, std::string_view msg) {
   if (level > g_level) return;
-  static const char* const names[] = {"error", "warn", "info", "debug"};
   char when[32];
   const time_t now = time(nullptr);
   struct tm tm;
   gmtime_r(&now, &tm);
   std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
   std::lock_guard<std::mutex> l(g_log_mu);
-  std::fprintf(stderr, "%s %s %.*s\n", when, names[static_cast<int>(level)],
+  std::fprintf(stderr, "%s %s %.*s\n", when, ephpm::LogLevelName(level),
                static_cast<int>(msg.size()), msg.data());
 }
 

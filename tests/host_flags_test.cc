@@ -259,6 +259,8 @@ TEST_CASE("host flags: --log-level", "[host_flags]") {
   CHECK(Ok(Resp({"--log-level", "warn"})).log_level == LogLevel::kWarn);
   CHECK(Ok(Resp({"--log-level", "info"})).log_level == LogLevel::kInfo);
   CHECK(Ok(Resp({"--log-level", "debug"})).log_level == LogLevel::kDebug);
+  CHECK(ephpm::LogLevelName(LogLevel::kError) == std::string("error"));
+  CHECK(ephpm::LogLevelName(LogLevel::kDebug) == std::string("debug"));
   CHECK(Err(Resp({"--log-level", "DEBUG"})) == "--log-level must be error, warn, info or debug");
   CHECK(Err(Resp({"--log-level"})) == "--log-level needs a level");
 }
