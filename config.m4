@@ -17,9 +17,24 @@ if test "$PHP_EPHPM" != "no"; then
   PHP_ADD_LIBRARY(stdc++, 1, EPHPM_SHARED_LIBADD)
   PHP_SUBST(EPHPM_SHARED_LIBADD)
 
-  EPHPM_C_SOURCES="ext/ephpm.c ext/ephpm_ops.c session/ephpm_session.c"
-  EPHPM_CXX_SOURCES="ext/standalone.cc core/clock.cc core/compression.cc core/glob.cc \
-    core/number_text.cc core/kv_ops.cc core/settings.cc core/store.cc"
+  dnl The sources are listed once, for CMake, and read from there: the PHP
+  dnl glue from ext/sources.cmake, the store from core/CMakeLists.txt's
+  dnl ephpm_core library (one indented file name per line in both).
+  ephpm_srcdir=PHP_EXT_SRCDIR(ephpm)
+  ephpm_glue=`sed -n '/^set.EPHPM_GLUE_SOURCES$/,/^.$/s/^  *//p' "$ephpm_srcdir/ext/sources.cmake"`
+  ephpm_core=`sed -n '/^add_library.ephpm_core /,/^.$/s|^  *\(.*\.cc\)$|core/\1|p' \
+    "$ephpm_srcdir/core/CMakeLists.txt"`
+  if test -z "$ephpm_glue" || test -z "$ephpm_core"; then
+    AC_MSG_ERROR([could not read the source lists from ext/sources.cmake and core/CMakeLists.txt])
+  fi
+  EPHPM_C_SOURCES=""
+  EPHPM_CXX_SOURCES="$ephpm_core"
+  for ephpm_file in $ephpm_glue; do
+    case $ephpm_file in
+      *.cc) EPHPM_CXX_SOURCES="$ephpm_file $EPHPM_CXX_SOURCES" ;;
+      *) EPHPM_C_SOURCES="$EPHPM_C_SOURCES $ephpm_file" ;;
+    esac
+  done
   EPHPM_INCLUDES="-I@ext_srcdir@/ext -I@ext_srcdir@/session -I@ext_srcdir@/core/include -I@ext_srcdir@/core"
   EPHPM_FLAGS="-DZEND_ENABLE_STATIC_TSRMLS_CACHE=1 -fvisibility=hidden $EPHPM_INCLUDES"
 

@@ -40,7 +40,7 @@
 # are not touched.  Everything started here is stopped on exit (trap).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
+. bench/lib.sh
 
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10s}
@@ -61,61 +61,23 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # ---- the ephpm binary (thread-safe PHP) ------------------------------------
-ephpm=${EPHPM:-}
-if [ -z "$ephpm" ]; then
-  build=${BUILD:-/tmp/ephpm-host-bench-zts}
-  log=$(mktemp /tmp/host-bench-build.XXXXXX.log)
-  if ! { php_config=$(bash scripts/build-zts-php.sh | tail -n 1) &&
-         cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEPHPM_BUILD_TESTS=OFF \
-               -DEPHPM_BUILD_BENCH=OFF -DPHP_CONFIG="$php_config" &&
-         cmake --build "$build" -j"$(nproc)" --target ephpm; } >"$log" 2>&1; then
-    cat "$log" >&2
-    rm -f "$log"
-    echo "build failed" >&2
-    exit 1
-  fi
-  rm -f "$log"
-  ephpm=$build/sapi/ephpm
-fi
-[ -x "$ephpm" ] || { echo "no executable $ephpm" >&2; exit 1; }
+zts_release() {  # build-dir target: a Release build against the thread-safe PHP
+  local php_config
+  php_config=$(bash scripts/build-zts-php.sh | tail -n 1) &&
+    bench_cmake_release "$1" "$2" -DPHP_CONFIG="$php_config"
+}
+bench_ephpm "${BUILD:-/tmp/ephpm-host-bench-zts}" zts_release || exit 1
+ephpm=$REPLY
 
 # ---- work directory, processes, cleanup -------------------------------------
 work=$(mktemp -d /tmp/host-bench.XXXXXX)
 chmod 755 "$work"
 pids=()
 stop_all() {
-  local pid
-  for pid in "${pids[@]}"; do
-    kill -0 "$pid" 2>/dev/null && kill -TERM "$pid" 2>/dev/null || true
-  done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  bench_stop "${pids[@]}"
   rm -rf "$work"
 }
-trap stop_all EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
-
-# In use: anything listens there, or any socket (a client's, in any state)
-# has it as its local port, which would make bind() fail.  Candidates come
-# from below the kernel's ephemeral range (ip_local_port_range, 32768- here).
-port_in_use() {
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-  [ -n "$(ss -Htan "( sport = :$1 )" 2>/dev/null)" ]
-}
-chosen_ports=" "
-free_port() {  # sets $REPLY to a free port not chosen before in this run
-  local p
-  for _ in $(seq 1 100); do
-    p=$((20000 + RANDOM % 12000))
-    case $chosen_ports in *" $p "*) continue ;; esac
-    port_in_use "$p" && continue
-    chosen_ports+="$p "
-    REPLY=$p
-    return 0
-  done
-  return 1
-}
+bench_on_exit stop_all
 
 # ---- the pages -----------------------------------------------------------------
 www=$work/www
@@ -202,7 +164,7 @@ pids+=("$fpm_b")
 
 # ---- nginx: one server (port) per pool ------------------------------------------
 declare -A port
-for p in tp tn c2 c4; do free_port; port[$p]=$REPLY; done
+for p in tp tn c2 c4; do bench_free_port; port[$p]=$REPLY; done
 {
   cat <<EOF
 worker_processes 2;
@@ -247,20 +209,13 @@ start_ephpm() {  # workers outvar-pid outvar-port
            >"$out" 2>"$work/ephpm-$1.err" &
   local pid=$!
   pids+=("$pid")
-  local p=""
-  for _ in $(seq 1 200); do
-    p=$(sed -n 's/^http listening on .*:\([0-9]*\)$/\1/p' "$out")
-    [ -n "$p" ] && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  if [ -z "$p" ]; then
+  if ! bench_listening_port "$out" http "$pid" 200; then
     cat "$work/ephpm-$1.err" >&2
     echo "ephpm --workers $1 did not start" >&2
     exit 1
   fi
   printf -v "$2" '%s' "$pid"
-  printf -v "$3" '%s' "$p"
+  printf -v "$3" '%s' "$REPLY"
 }
 start_ephpm "$WORKERS" ephpm_pid ephpm_port
 if [ "$WORKERS" = 4 ]; then ephpm4_pid=$ephpm_pid ephpm4_port=$ephpm_port
@@ -298,19 +253,10 @@ done
 
 # CPU accounting: a process and its direct children (nginx workers, php-fpm
 # children), in clock ticks; and the whole machine's busy ticks.
-hz=$(getconf CLK_TCK)
 tree_ticks() {
-  local total=0 pid
-  for pid in "$@" $(for p in "$@"; do pgrep -P "$p" || true; done); do
-    [ -r "/proc/$pid/stat" ] || continue
-    total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat")))
-  done
-  echo "$total"
+  bench_cpu_ticks "$@" $(for p in "$@"; do pgrep -P "$p" || true; done)
 }
-busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
-# wrk's CPU time comes from GNU time (Debian package "time").
-timer=()
-[ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%U %S' -o "$work/client.time")
+bench_client_timer "$work/client.time"  # wrk's CPU time
 server_pids() {
   case $1 in
     ephpm) echo "$ephpm_pid" ;;
@@ -335,28 +281,28 @@ for round in $(seq 1 "$ROUNDS"); do
       fi
       prefix=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
       s0=$(tree_ticks $(server_pids "$t"))
-      b0=$(busy_ticks)
+      b0=$(bench_busy_ticks)
       t0=$(date +%s.%N)
-      "${timer[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "${args[@]}" \
+      "${bench_timer[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "${args[@]}" \
           "$(url_of "$t" "$page.php")" -- "$prefix" >"$work/wrk.out" 2>&1
       t1=$(date +%s.%N)
       s1=$(tree_ticks $(server_pids "$t"))
-      b1=$(busy_ticks)
+      b1=$(bench_busy_ticks)
       rps=$(awk '/^Requests\/sec:/ { print $2 }' "$work/wrk.out")
       non2xx=$(awk '/Non-2xx or 3xx responses:/ { print $5 }' "$work/wrk.out")
       errs=$(grep -E '^ +Socket errors:' "$work/wrk.out" || true)
       p50=$(awk '$1 == "50%" { print $2 }' "$work/wrk.out")
       p99=$(awk '$1 == "99%" { print $2 }' "$work/wrk.out")
       wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-      scpu=$(awk -v a="$s0" -v b="$s1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }')
-      busy=$(awk -v a="$b0" -v b="$b1" -v hz="$hz" -v w="$wall" -v n="$(nproc)" \
+      scpu=$(awk -v a="$s0" -v b="$s1" -v hz="$bench_hz" 'BEGIN { printf "%.2f", (b - a) / hz }')
+      busy=$(awk -v a="$b0" -v b="$b1" -v hz="$bench_hz" -v w="$wall" -v n="$(nproc)" \
                  'BEGIN { printf "%.0f", 100 * (b - a) / hz / w / n }')
       # CPU spent on anything but this server and wrk: other jobs.  The
       # other server's idle processes count here too (a few ms).
       other="?" client="?"
-      if [ ${#timer[@]} -gt 0 ]; then
+      if [ ${#bench_timer[@]} -gt 0 ]; then
         client=$(awk '{ printf "%.2f", $1 + $2 }' "$work/client.time")
-        other=$(awk -v a="$b0" -v b="$b1" -v s0="$s0" -v s1="$s1" -v hz="$hz" -v c="$client" \
+        other=$(awk -v a="$b0" -v b="$b1" -v s0="$s0" -v s1="$s1" -v hz="$bench_hz" -v c="$client" \
                     'BEGIN { printf "%.2f", ((b - a) - (s1 - s0)) / hz - c }')
       fi
       echo "$round,$page,$t,$rps,${non2xx:-0},$scpu,$busy,$p50,$p99,$client,$other" >>"$results"
@@ -367,7 +313,6 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # Medians over the undisturbed runs: other processes took at most OTHER_MAX
 # (default 0.1) of the run's duration in CPU.  Without any, over all runs.
 OTHER_MAX=${OTHER_MAX:-0.1}
@@ -384,7 +329,7 @@ clean_count() {
       '$2 == p && $3 == t && $11 != "?" && $11 <= m * d' "$results" | wc -l
 }
 col() {  # page target column
-  rows "$1" "$2" | awk -F, -v c="$3" '{ print $c }' | median
+  rows "$1" "$2" | awk -F, -v c="$3" '{ print $c }' | bench_median
 }
 echo
 echo "| page | ephpm req/s | fpm req/s | fpm -n req/s | ephpm / fpm | ephpm / fpm -n | server CPU ms per 1000 req (ephpm / fpm / fpm -n) | undisturbed runs (ephpm, fpm, fpm -n; 0 = median of all) |"
@@ -392,7 +337,7 @@ echo "|---|---:|---:|---:|---:|---:|---:|---|"
 for page in hello counter; do
   e=$(col "$page" ephpm 4); f=$(col "$page" fpm 4); n=$(col "$page" fpm-n 4)
   cpu_per() {  # target: median over rounds of server CPU ms per 1000 requests
-    rows "$page" "$1" | awk -F, -v d="$secs" '{ printf "%.1f\n", 1e6 * $6 / ($4 * d) }' | median
+    rows "$page" "$1" | awk -F, -v d="$secs" '{ printf "%.1f\n", 1e6 * $6 / ($4 * d) }' | bench_median
   }
   printf '| %s | %.0f | %.0f | %.0f | %.2f | %.2f | %s / %s / %s | %s, %s, %s of %s |\n' "$page" "$e" "$f" "$n" \
     "$(awk -v a="$e" -v b="$f" 'BEGIN { print a / b }')" \
@@ -438,10 +383,10 @@ echo
 echo "| target | wall s (median; min-max) | slowest request s (median) | final counter (all trials) |"
 echo "|---|---:|---:|---|"
 for t in ephpm2 ephpm4 fpm2 fpm4; do
-  w=$(awk -F, -v t="$t" '$2 == t { print $3 }' "$cres" | median)
+  w=$(awk -F, -v t="$t" '$2 == t { print $3 }' "$cres" | bench_median)
   lo=$(awk -F, -v t="$t" '$2 == t { print $3 }' "$cres" | sort -g | head -n 1)
   hi=$(awk -F, -v t="$t" '$2 == t { print $3 }' "$cres" | sort -g | tail -n 1)
-  m=$(awk -F, -v t="$t" '$2 == t { print $4 }' "$cres" | median)
+  m=$(awk -F, -v t="$t" '$2 == t { print $4 }' "$cres" | bench_median)
   f=$(awk -F, -v t="$t" '$2 == t { print $5 }' "$cres" | tr '\n' ' ')
   printf '| %s | %.3f; %.3f-%.3f | %.3f | %s|\n' "$t" "$w" "$lo" "$hi" "$m" "$f"
 done

@@ -22,7 +22,7 @@
 # Every process started here is stopped on exit (trap).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
+. bench/lib.sh
 
 ROUNDS=${ROUNDS:-3}
 REQUESTS=${REQUESTS:-200000}
@@ -40,101 +40,36 @@ for tool in redis-server redis-benchmark redis-cli; do
 done
 
 # ---- the ephpm binary ------------------------------------------------------
-ephpm=${EPHPM:-}
-if [ -z "$ephpm" ]; then
-  build=${BUILD:-/tmp/ephpm-resp-bench-build}
-  log=$(mktemp /tmp/resp-bench-build.XXXXXX.log)
-  if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-               -DEPHPM_BUILD_TESTS=OFF -DEPHPM_BUILD_BENCH=OFF &&
-         cmake --build "$build" -j"$(nproc)" --target ephpm; } >"$log" 2>&1; then
-    cat "$log" >&2
-    rm -f "$log"
-    echo "build failed" >&2
-    exit 1
-  fi
-  rm -f "$log"
-  ephpm=$build/sapi/ephpm
-fi
-[ -x "$ephpm" ] || { echo "no executable $ephpm" >&2; exit 1; }
+bench_ephpm "${BUILD:-/tmp/ephpm-resp-bench-build}" || exit 1
+ephpm=$REPLY
 
 # ---- processes and cleanup ---------------------------------------------------
 work=$(mktemp -d /tmp/resp-bench.XXXXXX)
 ephpm_pid=""
 redis_pid=""
 stop() {
-  local pid
-  for pid in $ephpm_pid $redis_pid; do
-    if kill -0 "$pid" 2>/dev/null; then
-      kill "$pid" 2>/dev/null || true
-      wait "$pid" 2>/dev/null || true
-    fi
-  done
+  bench_stop $ephpm_pid $redis_pid
   rm -rf "$work"
 }
-trap stop EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
-
-# In use: anything listens there, or any socket (a client's, in any state)
-# has it as its local port, which would make bind() fail.  Candidates come
-# from below the kernel's ephemeral range (ip_local_port_range, 32768- here).
-port_in_use() {
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-  [ -n "$(ss -Htan "( sport = :$1 )" 2>/dev/null)" ]
-}
+bench_on_exit stop
 
 # ephpm picks its own free port and prints it.
 "$ephpm" --resp 127.0.0.1:0 --log-level warn >"$work/ephpm.out" 2>"$work/ephpm.err" &
 ephpm_pid=$!
-ephpm_port=""
-for _ in $(seq 1 100); do
-  ephpm_port=$(sed -n 's/^resp listening on .*:\([0-9]*\)$/\1/p' "$work/ephpm.out")
-  [ -n "$ephpm_port" ] && break
-  kill -0 "$ephpm_pid" 2>/dev/null || break
-  sleep 0.05
-done
-if [ -z "$ephpm_port" ]; then
+if ! bench_listening_port "$work/ephpm.out" resp "$ephpm_pid" 100; then
   cat "$work/ephpm.err" >&2
   echo "ephpm did not start" >&2
   exit 1
 fi
+ephpm_port=$REPLY
 
-# redis-server on a random free port, accepted only once the server answering
-# there reports our own pid (never someone else's server).
-redis_port=""
-for _ in $(seq 1 20); do
-  candidate=$((20000 + RANDOM % 12000))
-  port_in_use "$candidate" && continue
-  redis-server --port "$candidate" --bind 127.0.0.1 --save '' --appendonly no \
-               --daemonize no --dir "$work" --logfile "$work/redis.log" &
-  redis_pid=$!
-  for _ in $(seq 1 50); do
-    kill -0 "$redis_pid" 2>/dev/null || break
-    # (|| true: under pipefail a refused connection must not end the script)
-    there=$(redis-cli -p "$candidate" info server 2>/dev/null | tr -d '\r' |
-            sed -n 's/^process_id://p' || true)
-    if [ "$there" = "$redis_pid" ]; then redis_port=$candidate; break 2; fi
-    sleep 0.1
-  done
-  kill "$redis_pid" 2>/dev/null || true
-  wait "$redis_pid" 2>/dev/null || true
-  redis_pid=""
-done
-[ -n "$redis_port" ] || { echo "could not start redis-server" >&2; exit 1; }
+bench_start_redis "$work" || { echo "could not start redis-server" >&2; exit 1; }
 
 # Both answer before anything is measured.
 redis-cli -p "$ephpm_port" ping >/dev/null
 redis-cli -p "$redis_port" ping >/dev/null
 
-cpu_ticks() {  # utime + stime of a process, in clock ticks
-  awk '{ print $14 + $15 }' "/proc/$1/stat"
-}
-hz=$(getconf CLK_TCK)
-busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
-# The client's CPU time comes from GNU time (Debian package "time").
-timer=()
-[ -x /usr/bin/time ] && timer=(/usr/bin/time -f '%U %S' -o "$work/client.time")
+bench_client_timer "$work/client.time"
 
 echo "ephpm: $ephpm (pid $ephpm_pid, port $ephpm_port)"
 echo "redis: $(redis-server --version | cut -d' ' -f3) (pid $redis_pid, port $redis_port)"
@@ -148,22 +83,22 @@ for round in $(seq 1 "$ROUNDS"); do
     for server in ephpm redis; do
       if [ "$server" = ephpm ]; then port=$ephpm_port pid=$ephpm_pid
       else port=$redis_port pid=$redis_pid; fi
-      c0=$(cpu_ticks "$pid")
-      b0=$(busy_ticks)
+      c0=$(bench_cpu_ticks "$pid")
+      b0=$(bench_busy_ticks)
       t0=$(date +%s.%N)
-      "${timer[@]}" redis-benchmark -h 127.0.0.1 -p "$port" -c "$CLIENTS" -n "$REQUESTS" -r "$KEYSPACE" \
+      "${bench_timer[@]}" redis-benchmark -h 127.0.0.1 -p "$port" -c "$CLIENTS" -n "$REQUESTS" -r "$KEYSPACE" \
                       -d "$DATASIZE" -t "$TESTS" -P "$p" --csv >"$work/run.csv" 2>"$work/run.err"
       t1=$(date +%s.%N)
-      c1=$(cpu_ticks "$pid")
-      b1=$(busy_ticks)
+      c1=$(bench_cpu_ticks "$pid")
+      b1=$(bench_busy_ticks)
       # CPU the machine spent on anything but this server and the client:
       # other jobs, which make the run unfair to whichever server they hit.
       other="?"
-      if [ ${#timer[@]} -gt 0 ]; then
-        other=$(awk -v a="$b0" -v b="$b1" -v s0="$c0" -v s1="$c1" -v hz="$hz" \
+      if [ ${#bench_timer[@]} -gt 0 ]; then
+        other=$(awk -v a="$b0" -v b="$b1" -v s0="$c0" -v s1="$c1" -v hz="$bench_hz" \
                     '{ printf "%.2f", ((b - a) - (s1 - s0)) / hz - $1 - $2 }' "$work/client.time")
       fi
-      cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", (b - a) / hz }')
+      cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$bench_hz" 'BEGIN { printf "%.2f", (b - a) / hz }')
       wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
       # "test","rps",... ; test names are e.g. "SET", "GET", "INCR"
       tail -n +2 "$work/run.csv" | tr -d '"' | cut -d, -f1,2 | while IFS=, read -r t rps; do
@@ -196,9 +131,6 @@ for p in $PIPELINES; do
       else awk -F, -v s="$1" -v p="$p" -v t="$t" '$2 == s && $3 == p && $4 == t { print $5 }' "$results"
       fi
     }
-    med() {
-      sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-    }
     total=$(awk -F, -v p="$p" -v t="$t" '$2 == "ephpm" && $3 == p && $4 == t' "$results" | wc -l)
     clean_count() {
       awk -F, -v s="$1" -v p="$p" -v t="$t" -v m="$OTHER_MAX" \
@@ -206,8 +138,8 @@ for p in $PIPELINES; do
     }
     ne=$(clean_count ephpm)
     nr=$(clean_count redis)
-    e=$(pick ephpm | med)
-    r=$(pick redis | med)
+    e=$(pick ephpm | bench_median)
+    r=$(pick redis | bench_median)
     ratio=$(awk -v e="$e" -v r="$r" 'BEGIN { printf "%.2f", e / r }')
     printf '| %s | %s | %.0f | %.0f | %s | %s, %s of %s |\n' "$t" "$p" "$e" "$r" "$ratio" "$ne" "$nr" "$total"
   done

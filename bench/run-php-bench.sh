@@ -11,6 +11,7 @@
 # Extra arguments for the PHP scripts: KV_ARGS="--rounds=50" SESSION_ARGS=...
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 root=$PWD
 build=${1:-/tmp/phpbench-build}
 
@@ -28,59 +29,20 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # ---- build ---------------------------------------------------------------
-build_log=$(mktemp /tmp/ephpm-bench-build.XXXXXX.log)
-if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-             -DEPHPM_BUILD_TESTS=OFF -DEPHPM_BUILD_BENCH=OFF &&
-       cmake --build "$build" -j"$(nproc)" --target ephpm_ext; } >"$build_log" 2>&1; then
-  cat "$build_log" >&2
-  echo "the build failed (log above)" >&2
-  rm -f "$build_log"
-  exit 1
-fi
-rm -f "$build_log"
+bench_quietly bench_cmake_release "$build" ephpm_ext || { echo "the build failed (log above)" >&2; exit 1; }
 ext="$build/ext/ephpm.so"
 [ -f "$ext" ] || { echo "no $ext after the build" >&2; exit 1; }
 
 # ---- a private redis-server ----------------------------------------------
-# A random high port, accepted only once the server answering on it reports
-# our own pid (so a server someone else runs is never used or stopped).
 redis_pid=""
-redis_log=$(mktemp /tmp/ephpm-bench-redis.XXXXXX.log)
+redis_dir=$(mktemp -d /tmp/ephpm-bench-redis.XXXXXX)
 stop_redis() {
-  if [ -n "$redis_pid" ] && kill -0 "$redis_pid" 2>/dev/null; then
-    kill "$redis_pid" 2>/dev/null || true
-    wait "$redis_pid" 2>/dev/null || true
-  fi
-  rm -f "$redis_log"
+  bench_stop $redis_pid
+  rm -rf "$redis_dir"
 }
-trap stop_redis EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
-trap 'exit 141' PIPE
-
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-port=""
-for _ in $(seq 1 20); do
-  candidate=$((20000 + RANDOM % 40000))
-  port_in_use "$candidate" && continue
-  redis-server --port "$candidate" --bind 127.0.0.1 --save '' --appendonly no \
-               --daemonize no --dir /tmp --logfile "$redis_log" &
-  redis_pid=$!
-  for _ in $(seq 1 50); do
-    if ! kill -0 "$redis_pid" 2>/dev/null; then break; fi  # bind failed: next port
-    # Not up yet: redis-cli fails, which pipefail would make fatal.
-    pid_there=$(redis-cli -p "$candidate" info server 2>/dev/null | tr -d '\r' |
-                sed -n 's/^process_id://p' || true)
-    if [ "$pid_there" = "$redis_pid" ]; then port=$candidate; break 2; fi
-    sleep 0.1
-  done
-  kill "$redis_pid" 2>/dev/null || true
-  wait "$redis_pid" 2>/dev/null || true
-  redis_pid=""
-done
-[ -n "$port" ] || { echo "could not start redis-server on a free port" >&2; exit 1; }
+bench_on_exit stop_redis
+bench_start_redis "$redis_dir" || { echo "could not start redis-server on a free port" >&2; exit 1; }
+port=$redis_port
 
 # ---- run -----------------------------------------------------------------
 # The distribution's CLI configuration (conf.d loads apcu, igbinary, redis,

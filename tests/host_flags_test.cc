@@ -1,0 +1,266 @@
+// ParseHostFlags (sapi/host_flags.h): the ephpm program's command line.
+// Every flag, the defaults, and every error with the program's exact message
+// (main.cc prints "ephpm: " + the message and exits 2).
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "host_flags.h"
+
+using ephpm::HostFlags;
+using ephpm::HostFlagsResult;
+using ephpm::LogLevel;
+using ephpm::ParseHostFlags;
+using Action = HostFlagsResult::Action;
+using Args = std::vector<std::string>;
+
+namespace {
+
+// Parses args that must be accepted, and returns the settings.
+HostFlags Ok(Args args) {
+  const HostFlagsResult r = ParseHostFlags(args);
+  INFO("error: " << r.error);
+  REQUIRE(r.action == Action::kRun);
+  return r.flags;
+}
+
+// Parses args that must be refused, and returns the message.
+std::string Err(Args args, bool show_usage = false) {
+  const HostFlagsResult r = ParseHostFlags(args);
+  REQUIRE(r.action == Action::kError);
+  CHECK(r.show_usage == show_usage);
+  return r.error;
+}
+
+// With --resp, so that there is something to serve.
+Args Resp(Args more) {
+  Args a = {"--resp", "127.0.0.1:0"};
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("host flags: the defaults", "[host_flags]") {
+  const HostFlags f = Ok({"--docroot", "/srv/app"});
+  CHECK(f.docroot == "/srv/app");
+  CHECK_FALSE(f.want_resp);
+  CHECK_FALSE(f.want_cluster);
+  CHECK(f.listen == "127.0.0.1:8131");
+  CHECK(f.ini_file.empty());
+  CHECK(f.ini ==
+        std::vector<std::pair<std::string, std::string>>{{"session.save_handler", "ephpm"}});
+  CHECK(f.max_body_bytes == 64ull << 20);
+  CHECK(f.max_header_bytes == 16u << 10);
+  CHECK(f.request_timeout_seconds == 60);
+  CHECK(f.workers == 0);
+  CHECK(f.log_level == LogLevel::kInfo);
+  const ephpm::StoreOptions store;
+  CHECK(f.store.memory_limit == store.memory_limit);
+  CHECK(f.store.shards == store.shards);
+  const ephpm::resp::RespServerOptions resp;
+  CHECK(f.resp.password.empty());
+  CHECK(f.resp.max_clients == resp.max_clients);
+  CHECK(f.resp.idle_timeout_seconds == resp.idle_timeout_seconds);
+  CHECK(f.resp.max_bulk_len == store.max_value_size);
+  const ephpm::cluster::ClusterOptions cluster;
+  CHECK(f.cluster.listen == cluster.listen);
+  CHECK(f.cluster.join.empty());
+  CHECK(f.cluster.probe_interval_ms == cluster.probe_interval_ms);
+  CHECK(f.cluster.request_timeout_ms == cluster.request_timeout_ms);
+}
+
+TEST_CASE("host flags: -h and --help ask for the usage", "[host_flags]") {
+  CHECK(ParseHostFlags({"-h"}).action == Action::kHelp);
+  CHECK(ParseHostFlags({"--help"}).action == Action::kHelp);
+  // Before a bad argument the help wins; after one, the error does.
+  CHECK(ParseHostFlags({"--workers", "3", "--help", "--bogus"}).action == Action::kHelp);
+  CHECK(ParseHostFlags({"--bogus", "--help"}).action == Action::kError);
+  CHECK(std::string(ephpm::kHostUsage).rfind("usage: ephpm [--docroot DIR]", 0) == 0);
+}
+
+TEST_CASE("host flags: nothing to serve and unknown arguments show the usage", "[host_flags]") {
+  CHECK(Err({}, true) == "nothing to serve: give --docroot DIR and/or --resp ADDR");
+  CHECK(Err({"--log-level", "warn"}, true) ==
+        "nothing to serve: give --docroot DIR and/or --resp ADDR");
+  CHECK(Err({"--bogus"}, true) == "unknown argument '--bogus'");
+  CHECK(Err({"--docroot", "d", "x"}, true) == "unknown argument 'x'");
+  // The first bad argument is the one reported.
+  CHECK(Err({"--workers", "0", "--bogus"}) == "--workers needs a number from 1 to 1024");
+}
+
+TEST_CASE("host flags: HTTP settings", "[host_flags]") {
+  const HostFlags f =
+      Ok({"--docroot", "d", "--listen", "0.0.0.0:80", "--max-body-size", "1M", "--max-header-size",
+          "8K", "--request-timeout", "5", "-c", "/etc/php.ini", "--workers", "1024"});
+  CHECK(f.listen == "0.0.0.0:80");
+  CHECK(f.max_body_bytes == 1u << 20);
+  CHECK(f.max_header_bytes == 8u << 10);
+  CHECK(f.request_timeout_seconds == 5);
+  CHECK(f.ini_file == "/etc/php.ini");
+  CHECK(f.workers == 1024);
+  // --listen is checked by the program, and only when it serves HTTP.
+  CHECK(Ok(Resp({"--listen", "not an address"})).listen == "not an address");
+  // A later flag wins.
+  CHECK(Ok({"--docroot", "a", "--docroot", "b"}).docroot == "b");
+
+  CHECK(Err({"--docroot"}) == "--docroot needs a directory");
+  CHECK(Err({"--docroot", "d", "--listen"}) == "--listen needs host:port");
+  CHECK(Err({"--docroot", "d", "-c"}) == "-c needs a php.ini path");
+  for (const char* n : {"0", "1025", "-1", "two", ""}) {
+    CHECK(Err({"--docroot", "d", "--workers", n}) == "--workers needs a number from 1 to 1024");
+  }
+  CHECK(Err({"--docroot", "d", "--workers"}) == "--workers needs a number from 1 to 1024");
+  for (const char* flag : {"--max-body-size", "--max-header-size"}) {
+    for (const char* n : {"0", "-1", "lots", "1T"}) {
+      CHECK(Err({"--docroot", "d", flag, n}) ==
+            std::string(flag) + " needs a size such as 16K or 64M");
+    }
+    CHECK(Err({"--docroot", "d", flag}) == std::string(flag) + " needs a size such as 16K or 64M");
+  }
+  CHECK(Err({"--docroot", "d", "--request-timeout", "0"}) ==
+        "--request-timeout needs at least 1 second");
+  CHECK(Err({"--docroot", "d", "--request-timeout", "-3"}) ==
+        "--request-timeout needs a non-negative integer");
+  CHECK(Err({"--docroot", "d", "--request-timeout"}) ==
+        "--request-timeout needs a non-negative integer");
+}
+
+TEST_CASE("host flags: RESP settings", "[host_flags]") {
+  const HostFlags f = Ok({"--resp", "0.0.0.0:6380", "--resp-password", "s3cret pw!",
+                          "--resp-max-clients", "0", "--resp-timeout", "30"});
+  CHECK(f.want_resp);
+  CHECK(f.resp.bind_address == "0.0.0.0");
+  CHECK(f.resp.port == 6380);
+  CHECK(f.resp.password == "s3cret pw!");
+  CHECK(f.resp.max_clients == 0);
+  CHECK(f.resp.idle_timeout_seconds == 30);
+
+  for (const char* addr : {"6380", "host:", "127.0.0.1:65536", "127.0.0.1:x"}) {
+    CHECK(Err({"--resp", addr}) == "--resp needs host:port, e.g. 127.0.0.1:6380");
+  }
+  CHECK(Err({"--resp"}) == "--resp needs host:port, e.g. 127.0.0.1:6380");
+  CHECK(Err(Resp({"--resp-password"})) == "--resp-password needs a value");
+  for (const char* flag : {"--resp-max-clients", "--resp-timeout"}) {
+    CHECK(Err(Resp({flag, "-1"})) == std::string(flag) + " needs a non-negative integer");
+    CHECK(Err(Resp({flag, "1.5"})) == std::string(flag) + " needs a non-negative integer");
+    CHECK(Err(Resp({flag})) == std::string(flag) + " needs a non-negative integer");
+  }
+}
+
+TEST_CASE("host flags: -d and --memory-limit build the store and reach PHP", "[host_flags]") {
+  const HostFlags f = Ok(Resp({"-d", "ephpm.shards=8", "-d", "memory_limit=256M", "-d",
+                               "ephpm.max_value_size=1M", "--memory-limit", "64M", "-d",
+                               "ephpm.session_lock_timeout=3", "-d", "x=a=b", "-d", "empty="}));
+  CHECK(f.store.shards == 8);
+  CHECK(f.store.memory_limit == 64u << 20);
+  CHECK(f.store.max_value_size == 1u << 20);
+  CHECK(f.resp.max_bulk_len == 1u << 20);  // follows the store's limit
+  CHECK(f.ini ==
+        std::vector<std::pair<std::string, std::string>>{{"session.save_handler", "ephpm"},
+                                                         {"ephpm.shards", "8"},
+                                                         {"memory_limit", "256M"},
+                                                         {"ephpm.max_value_size", "1M"},
+                                                         {"ephpm.memory_limit", "64M"},
+                                                         {"ephpm.session_lock_timeout", "3"},
+                                                         {"x", "a=b"},
+                                                         {"empty", ""}});
+
+  CHECK(Err(Resp({"-d"})) == "-d needs a value");
+  CHECK(Err(Resp({"--memory-limit"})) == "--memory-limit needs a value");
+  CHECK(Err(Resp({"-d", "novalue"})) == "-d needs NAME=VALUE, got 'novalue'");
+  CHECK(Err(Resp({"-d", "=1"})) == "-d needs NAME=VALUE, got '=1'");
+  CHECK(Err(Resp({"-d", "ephpm.shards=3"})) ==
+        "ephpm.shards must be a power of two from 1 to 65536");
+  CHECK(Err(Resp({"-d", "ephpm.nope=1"})) == "ephpm.nope is not a store setting");
+  CHECK(Err(Resp({"--memory-limit", "lots"})) ==
+        "ephpm.memory_limit must be a size in bytes with an optional K, M or G suffix (0 = no "
+        "limit)");
+}
+
+TEST_CASE("host flags: cluster settings", "[host_flags]") {
+  const HostFlags f = Ok(Resp(
+      {"--cluster-node-id", "node-1.a_B", "--cluster-listen", "127.0.0.1:7000", "--cluster-join",
+       "127.0.0.1:7001,h:7002", "--cluster-probe-interval", "301", "--cluster-suspicion-timeout",
+       "2000", "--cluster-request-timeout", "900", "--cluster-max-clock-skew", "0"}));
+  CHECK(f.want_cluster);
+  CHECK(f.cluster.node_id == "node-1.a_B");
+  CHECK(f.cluster.listen == "127.0.0.1:7000");
+  CHECK(f.cluster.join == std::vector<std::string>{"127.0.0.1:7001", "h:7002"});
+  CHECK(f.cluster.probe_interval_ms == 301);
+  CHECK(f.cluster.probe_timeout_ms == 150);  // half the interval
+  CHECK(f.cluster.suspicion_timeout_ms == 2000);
+  CHECK(f.cluster.request_timeout_ms == 900);
+  CHECK(f.cluster.max_clock_skew_ms == 0);
+  CHECK(Ok(Resp({"--cluster-node-id", "a", "--cluster-probe-interval", "1"}))
+            .cluster.probe_timeout_ms == 1);
+  CHECK(Ok(Resp({"--cluster-node-id", std::string(255, 'n')})).want_cluster);
+
+  const std::string bad_id =
+      "--cluster-node-id needs a name of 1 to 255 letters, digits, '.', '_' or '-'";
+  for (const std::string& id : {std::string(""), std::string(256, 'n'), std::string("a b"),
+                                std::string("a:b"), std::string("\xc3\xa9")}) {
+    CHECK(Err(Resp({"--cluster-node-id", id})) == bad_id);
+  }
+  CHECK(Err(Resp({"--cluster-node-id"})) == bad_id);
+  CHECK(Err(Resp({"--cluster-listen"})) == "--cluster-listen needs host:port");
+  CHECK(Err(Resp({"--cluster-join"})) == "--cluster-join needs host:port[,host:port...]");
+  CHECK(Err(Resp({"--cluster-join", ""})) == "--cluster-join needs host:port[,host:port...]");
+  CHECK(Err(Resp({"--cluster-join", "h:1,h"})) == "--cluster-join: 'h' is not host:port");
+  CHECK(Err(Resp({"--cluster-join", "h:1,"})) == "--cluster-join: '' is not host:port");
+  CHECK(Err(Resp({"--cluster-join", "h:0"})) == "--cluster-join: 'h:0' is not host:port");
+  for (const char* flag :
+       {"--cluster-probe-interval", "--cluster-suspicion-timeout", "--cluster-request-timeout"}) {
+    for (const char* n : {"0", "3600001", "x"}) {
+      CHECK(Err(Resp({"--cluster-node-id", "a", flag, n})) ==
+            std::string(flag) + " needs milliseconds from 1 to 3600000");
+    }
+    CHECK(Err(Resp({flag})) == std::string(flag) + " needs milliseconds from 1 to 3600000");
+  }
+  for (const char* n : {"-1", "3600001", "x"}) {
+    CHECK(Err(Resp({"--cluster-max-clock-skew", n})) ==
+          "--cluster-max-clock-skew needs milliseconds from 0 to 3600000");
+  }
+}
+
+TEST_CASE("host flags: --cluster-* options need --cluster-node-id", "[host_flags]") {
+  const std::string need = "the --cluster-* options need --cluster-node-id";
+  CHECK(Err(Resp({"--cluster-listen", "127.0.0.1:0"})) == need);
+  CHECK(Err(Resp({"--cluster-join", "h:1"})) == need);
+  CHECK(Err(Resp({"--cluster-probe-interval", "100"})) == need);
+  CHECK(Err(Resp({"--cluster-suspicion-timeout", "100"})) == need);
+  CHECK(Err(Resp({"--cluster-request-timeout", "1000"})) == need);
+  CHECK(Err(Resp({"--cluster-max-clock-skew", "10"})) == need);
+  // Nothing to serve is reported first.
+  CHECK(Err({"--cluster-listen", "127.0.0.1:0"}, true) ==
+        "nothing to serve: give --docroot DIR and/or --resp ADDR");
+}
+
+TEST_CASE("host flags: the clock skew must stay below the request timeout", "[host_flags]") {
+  const std::string msg =
+      "--cluster-max-clock-skew (500) must be less than --cluster-request-timeout (500): "
+      "a routed request would always arrive too late";
+  CHECK(Err(Resp({"--cluster-node-id", "a", "--cluster-max-clock-skew", "500"})) == msg);
+  CHECK(Err(Resp({"--cluster-node-id", "a", "--cluster-max-clock-skew", "100",
+                  "--cluster-request-timeout", "100"})) ==
+        "--cluster-max-clock-skew (100) must be less than --cluster-request-timeout (100): "
+        "a routed request would always arrive too late");
+  CHECK(Ok(Resp({"--cluster-node-id", "a", "--cluster-max-clock-skew", "499"}))
+            .cluster.max_clock_skew_ms == 499);
+  // The need for --cluster-node-id is reported first.
+  CHECK(Err(Resp({"--cluster-max-clock-skew", "500"})) ==
+        "the --cluster-* options need --cluster-node-id");
+}
+
+TEST_CASE("host flags: --log-level", "[host_flags]") {
+  CHECK(Ok(Resp({"--log-level", "error"})).log_level == LogLevel::kError);
+  CHECK(Ok(Resp({"--log-level", "warn"})).log_level == LogLevel::kWarn);
+  CHECK(Ok(Resp({"--log-level", "info"})).log_level == LogLevel::kInfo);
+  CHECK(Ok(Resp({"--log-level", "debug"})).log_level == LogLevel::kDebug);
+  CHECK(ephpm::LogLevelName(LogLevel::kError) == std::string("error"));
+  CHECK(ephpm::LogLevelName(LogLevel::kDebug) == std::string("debug"));
+  CHECK(Err(Resp({"--log-level", "DEBUG"})) == "--log-level must be error, warn, info or debug");
+  CHECK(Err(Resp({"--log-level"})) == "--log-level needs a level");
+}
