@@ -5,6 +5,7 @@
 # and the closing parenthesis.
 set(EPHPM_GLUE_SOURCES
   ext/ephpm.c
+  ext/ephpm_functions.c
   ext/ephpm_ops.c
   ext/standalone.cc
   session/ephpm_session.c
