@@ -25,8 +25,8 @@ void Store::Impl::ExpireLocked(Shard& s, Map::iterator it, int64_t now) {
 }
 
 Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, Prepared* p,
-                 int64_t expires_at, bool pinned, int64_t now, uint64_t* shortfall,
-                 bool* changed) {
+                              int64_t expires_at, bool pinned, int64_t now, uint64_t* shortfall,
+                              bool* changed) {
   Entry fresh;
   fresh.value = std::move(p->stored);
   fresh.original_size = p->original_size;
@@ -44,58 +44,64 @@ Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, P
   return Status::kOk;
 }
 
-bool Store::Impl::InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& hk, Entry* fresh, bool force,
-                   int64_t now, uint64_t* shortfall) {
+bool Store::Impl::InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& hk, Entry* fresh,
+                                bool force, int64_t now, uint64_t* shortfall) {
   Map::iterator& it = *itp;
   const bool exists = it != s.map.end();
   const uint64_t old_mem = exists ? it->second.mem_size : 0;
   const uint64_t old_pinned = exists && it->second.pinned ? old_mem : 0;
   const int64_t old_expiry = exists ? it->second.expires_at : 0;
-  const int64_t expires_at = fresh->expires_at;
-  const uint64_t new_mem = fresh->mem_size;
-  if (!Reserve(new_mem, old_mem, force, shortfall, old_pinned)) return false;
-
-  // The steps that allocate come first, and are undone if one throws.
   bool ttl_inserted = false;
-  try {
-    if (expires_at != 0 && expires_at != old_expiry) {
-      ttl_inserted = s.ttl.insert(TtlItem{expires_at, std::string(hk.key)}).second;
-    }
-    if (!exists) {
-      it = s.map.lazy_emplace(hk, [&hk](const Map::constructor& ctor) {
-        ctor(std::piecewise_construct, std::forward_as_tuple(hk.key), std::forward_as_tuple());
+  return Transact(
+      fresh->mem_size, old_mem, force, old_pinned, shortfall,
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        ttl_inserted = InsertTtlLocked(s, hk.key, fresh->expires_at, old_expiry);
+        if (!exists) it = EmplaceLocked(s, hk);
+      },
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        if (ttl_inserted) s.ttl.erase(TtlRef{fresh->expires_at, hk.key});
+      },
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        FillLocked(s, it, exists, fresh, fresh->mem_size, now);
+        it->second.tentative = fresh->tentative;
+        it->second.stamp = fresh->stamp;
       });
-    }
-  } catch (const std::bad_alloc&) {
-    if (ttl_inserted) s.ttl.erase(TtlRef{expires_at, hk.key});
-    Unreserve(new_mem, old_mem);
-    *shortfall = 0;
-    return false;
-  }
+}
 
-  // Nothing below allocates.
+bool Store::Impl::InsertTtlLocked(Shard& s, std::string_view key, int64_t expires_at,
+                                  int64_t old_expiry) {
+  if (expires_at == 0 || expires_at == old_expiry) return false;
+  return s.ttl.insert(TtlItem{expires_at, std::string(key)}).second;
+}
+
+Map::iterator Store::Impl::EmplaceLocked(Shard& s, const HashedKey& hk) {
+  return s.map.lazy_emplace(hk, [&hk](const Map::constructor& ctor) {
+    ctor(std::piecewise_construct, std::forward_as_tuple(hk.key), std::forward_as_tuple());
+  });
+}
+
+void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* from,
+                             uint64_t mem_size, int64_t now) {
   Entry& e = it->second;
-  if (exists) {
+  if (existed) {
     TrackCompressedLocked(s, e, false);
     TrackPinnedLocked(s, e, false);
-    if (old_expiry != 0 && old_expiry != expires_at) s.ttl.erase(TtlRef{old_expiry, it->first});
+    if (e.expires_at != 0 && e.expires_at != from->expires_at) {
+      s.ttl.erase(TtlRef{e.expires_at, it->first});
+    }
   }
-  e.value = std::move(fresh->value);
-  e.hash = std::move(fresh->hash);  // a string replaces a hash, as SET does
-  e.original_size = fresh->original_size;
-  e.compressed = fresh->compressed;
-  e.type = fresh->type;
-  e.expires_at = expires_at;
-  e.mem_size = new_mem;
-  e.pinned = fresh->pinned;
-  e.tentative = fresh->tentative;
-  e.stamp = fresh->stamp;
+  e.value = std::move(from->value);
+  e.hash = std::move(from->hash);  // a string replaces a hash, as SET does
+  e.original_size = from->original_size;
+  e.compressed = from->compressed;
+  e.type = from->type;
+  e.expires_at = from->expires_at;
+  e.mem_size = mem_size;
+  e.pinned = from->pinned;
   e.version = ++s.last_version;
   e.last_access.store(now, std::memory_order_relaxed);
   TrackCompressedLocked(s, e, true);
   TrackPinnedLocked(s, e, true);
-  Release(new_mem, old_mem);
-  return true;
 }
 
 }  // namespace ephpm

@@ -222,45 +222,44 @@ Status Store::Impl::HSetLocked(Shard& s, Map::iterator it, const HashedKey& hk,
   const uint64_t old_mem = exists ? it->second.mem_size : 0;
   const uint64_t base = exists ? old_mem : HashEntryMem(hk.key.size(), 0, false);
   const uint64_t new_mem = base + grow - shrink;
-  if (!Reserve(new_mem, old_mem, false, shortfall)) return Status::kOutOfMemory;
-
   std::vector<std::pair<std::string, std::string>> fresh;  // allocated first
   std::unique_ptr<HashFields> made;
-  try {
-    fresh.reserve(want.size());
-    for (const auto& [f, v] : want) fresh.emplace_back(std::string(f), std::string(v));
-    if (!exists) {
-      made = std::make_unique<HashFields>();
-      made->reserve(fresh.size());
-      it = s.map.lazy_emplace(hk, [&hk](const Map::constructor& ctor) {
-        ctor(std::piecewise_construct, std::forward_as_tuple(hk.key), std::forward_as_tuple());
+  const bool installed = Transact(
+      new_mem, old_mem, false, 0, shortfall,
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        fresh.reserve(want.size());
+        for (const auto& [f, v] : want) fresh.emplace_back(std::string(f), std::string(v));
+        if (!exists) {
+          made = std::make_unique<HashFields>();
+          made->reserve(fresh.size());
+          it = EmplaceLocked(s, hk);
+        } else {
+          it->second.hash->reserve(it->second.hash->size() + fresh.size());
+        }
+      },
+      [] {},
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        Entry& e = it->second;
+        if (!exists) {
+          e.hash = std::move(made);
+          e.type = ValueType::kHash;
+          e.value.clear();
+          e.original_size = 0;
+          e.compressed = false;
+          e.expires_at = 0;
+        }
+        for (auto& [f, v] : fresh) {
+          // Room reserved: no allocation.
+          auto [fi, inserted] = e.hash->try_emplace(std::move(f));
+          fi->second = std::move(v);
+          if (inserted) ++*added;
+        }
+        e.mem_size = new_mem;
+        e.version = ++s.last_version;
+        e.last_access.store(now, std::memory_order_relaxed);
       });
-    } else {
-      it->second.hash->reserve(it->second.hash->size() + fresh.size());
-    }
-  } catch (const std::bad_alloc&) {
-    Unreserve(new_mem, old_mem);
-    return Status::kOutOfMemory;
-  }
-  Entry& e = it->second;
-  if (!exists) {
-    e.hash = std::move(made);
-    e.type = ValueType::kHash;
-    e.value.clear();
-    e.original_size = 0;
-    e.compressed = false;
-    e.expires_at = 0;
-  }
-  for (auto& [f, v] : fresh) {
-    auto [fi, inserted] = e.hash->try_emplace(std::move(f));  // room reserved: no allocation
-    fi->second = std::move(v);
-    if (inserted) ++*added;
-  }
-  e.mem_size = new_mem;
-  e.version = ++s.last_version;
-  e.last_access.store(now, std::memory_order_relaxed);
-  Release(new_mem, old_mem);
-  PublishLocked(s, Mutation::Kind::kSet, hk.key, &e);
+  if (!installed) return Status::kOutOfMemory;
+  PublishLocked(s, Mutation::Kind::kSet, hk.key, &it->second);
   *changed = true;
   return Status::kOk;
 }

@@ -364,6 +364,50 @@ class Store::Impl {
   bool InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& hk, Entry* fresh, bool force,
                      int64_t now, uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
+  // The all-or-nothing write every install shares (InstallLocked,
+  // RenameLocked, MSetLocked, HSetLocked): reserves new_mem in place of
+  // old_mem (see Reserve), runs `allocate`, every step that may throw, then
+  // `apply`, which must not allocate, and releases what the write freed.  An
+  // allocation that throws runs `undo` and gives the reservation back.
+  // False, with nothing changed, when the limit refused the growth or an
+  // allocation failed.  The steps run under the caller's shard locks: they
+  // are annotated with them, which the analysis cannot match through a
+  // template parameter, hence none here.
+  template <typename Allocate, typename Undo, typename Apply>
+  bool Transact(uint64_t new_mem, uint64_t old_mem, bool force, uint64_t old_pinned,
+                uint64_t* shortfall, Allocate allocate, Undo undo,
+                Apply apply) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    if (!Reserve(new_mem, old_mem, force, shortfall, old_pinned)) return false;
+    try {
+      allocate();
+    } catch (const std::bad_alloc&) {
+      undo();
+      Unreserve(new_mem, old_mem);
+      *shortfall = 0;
+      return false;
+    }
+    apply();
+    Release(new_mem, old_mem);
+    return true;
+  }
+
+  // Inserts the index node of a new expiry (not when it is 0 or the entry's
+  // old one); whether it did, for an undo.  May throw bad_alloc.
+  bool InsertTtlLocked(Shard& s, std::string_view key, int64_t expires_at, int64_t old_expiry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // A new, empty slot for `hk`.  May throw bad_alloc.
+  Map::iterator EmplaceLocked(Shard& s, const HashedKey& hk) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // Moves `from`'s contents (value or hash, type, sizes, compression,
+  // expiry, pin) into the entry at `it`, with accounted size mem_size, a new
+  // version and `now` as last access; settles the figures and the index node
+  // of the state it replaces when `existed`.  Allocates nothing: a new
+  // expiry's index node is in place already (InsertTtlLocked).  Leaves the
+  // stamp and the memory total to the caller.
+  void FillLocked(Shard& s, Map::iterator it, bool existed, Entry* from, uint64_t mem_size,
+                  int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
   // Gives the live entry at `it` expiry `at_ms` (0 = none), keeping the
   // index and the memory total exact.  Only adding an index node allocates.
   Status SetExpiryLocked(Shard& s, Map::iterator it, int64_t at_ms)

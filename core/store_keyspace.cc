@@ -463,54 +463,33 @@ Status Store::Impl::RenameLocked(Shard& a, Shard& b, const HashedKey& hs, const 
   const uint64_t old_mem = src->second.mem_size + (dst_existed ? dst->second.mem_size : 0);
   const uint64_t old_pinned = (src->second.pinned ? src->second.mem_size : 0) +
                               (dst_existed && dst->second.pinned ? dst->second.mem_size : 0);
-  if (!Reserve(new_mem, old_mem, false, shortfall, old_pinned)) return Status::kOutOfMemory;
-
   bool ttl_inserted = false;
-  try {
-    if (expires_at != 0 && expires_at != dst_old_expiry) {
-      ttl_inserted = b.ttl.insert(TtlItem{expires_at, std::string(hd.key)}).second;
-    }
-    if (!dst_existed) {
-      dst = b.map.lazy_emplace(hd, [&hd](const Map::constructor& ctor) {
-        ctor(std::piecewise_construct, std::forward_as_tuple(hd.key), std::forward_as_tuple());
+  Entry* de = nullptr;
+  const bool installed = Transact(
+      new_mem, old_mem, false, old_pinned, shortfall,
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu) {
+        ttl_inserted = InsertTtlLocked(b, hd.key, expires_at, dst_old_expiry);
+        if (!dst_existed) {
+          dst = EmplaceLocked(b, hd);
+          src = a.map.find(hs);  // the insert may have rehashed a shared table
+        }
+      },
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(b.mu) {
+        if (ttl_inserted) b.ttl.erase(TtlRef{expires_at, hd.key});
+      },
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu) {
+        Entry& se = src->second;
+        TrackCompressedLocked(a, se, false);
+        TrackPinnedLocked(a, se, false);
+        if (expires_at != 0) a.ttl.erase(TtlRef{expires_at, src->first});
+        // A renamed lock is still a lock: the pin moves with the rest.
+        FillLocked(b, dst, dst_existed, &se, new_mem, now);
+        de = &dst->second;
+        a.map.erase(src);
       });
-      src = a.map.find(hs);  // the insert may have rehashed a shared table
-    }
-  } catch (const std::bad_alloc&) {
-    if (ttl_inserted) b.ttl.erase(TtlRef{expires_at, hd.key});
-    Unreserve(new_mem, old_mem);
-    return Status::kOutOfMemory;
-  }
-
-  // Nothing below allocates.
-  Entry& se = src->second;
-  Entry& de = dst->second;
-  if (dst_existed) {
-    TrackCompressedLocked(b, de, false);
-    TrackPinnedLocked(b, de, false);
-    if (dst_old_expiry != 0 && dst_old_expiry != expires_at) {
-      b.ttl.erase(TtlRef{dst_old_expiry, dst->first});
-    }
-  }
-  TrackCompressedLocked(a, se, false);
-  TrackPinnedLocked(a, se, false);
-  if (expires_at != 0) a.ttl.erase(TtlRef{expires_at, src->first});
-  de.value = std::move(se.value);
-  de.hash = std::move(se.hash);
-  de.original_size = se.original_size;
-  de.compressed = se.compressed;
-  de.type = se.type;
-  de.expires_at = expires_at;
-  de.mem_size = new_mem;
-  de.pinned = se.pinned;  // a renamed lock is still a lock
-  de.version = ++b.last_version;
-  de.last_access.store(now, std::memory_order_relaxed);
-  TrackCompressedLocked(b, de, true);
-  TrackPinnedLocked(b, de, true);
-  a.map.erase(src);
-  Release(new_mem, old_mem);
+  if (!installed) return Status::kOutOfMemory;
   PublishLocked(a, Mutation::Kind::kDelete, hs.key, nullptr);
-  PublishLocked(b, Mutation::Kind::kSet, hd.key, &de);
+  PublishLocked(b, Mutation::Kind::kSet, hd.key, de);
   *renamed = true;
   *changed = true;
   return Status::kOk;

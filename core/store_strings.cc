@@ -459,50 +459,39 @@ Status Store::Impl::MSetLocked(const std::vector<HashedKey>& keys, std::vector<P
     }
     new_total += EntryMem(keys[i].key.size(), (*values)[i].stored.size(), false);
   }
-  if (!Reserve(new_total, old_total, false, shortfall, old_pinned)) {
-    return Status::kOutOfMemory;
-  }
+  // MultiLock holds every shard here, which the analysis cannot follow.
   std::vector<size_t> created;
-  try {
-    for (size_t i = 0; i < n; ++i) {
-      if (existed[i]) continue;
-      const HashedKey& hk = keys[i];
-      shards[i]->map.lazy_emplace(hk, [&hk](const Map::constructor& ctor) {
-        ctor(std::piecewise_construct, std::forward_as_tuple(hk.key), std::forward_as_tuple());
+  const bool installed = Transact(
+      new_total, old_total, false, old_pinned, shortfall,
+      [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+        for (size_t i = 0; i < n; ++i) {
+          if (existed[i]) continue;
+          EmplaceLocked(*shards[i], keys[i]);
+          created.push_back(i);
+        }
+      },
+      [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+        for (size_t i : created) shards[i]->map.erase(shards[i]->map.find(keys[i]));
+      },
+      [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+        // A replicator copies, but that is its business.
+        for (size_t i = 0; i < n; ++i) {
+          Shard& s = *shards[i];
+          auto it = s.map.find(keys[i]);
+          Prepared& p = (*values)[i];
+          // Replaced: a lock's pin goes with it, and so does a TTL.
+          Entry from;
+          from.original_size = p.original_size;
+          from.compressed = p.compressed;
+          from.type = ValueType::kString;
+          const uint64_t mem = EntryMem(keys[i].key.size(), p.stored.size(), false);
+          from.value = std::move(p.stored);
+          FillLocked(s, it, existed[i] != 0, &from, mem, now);
+          PublishLocked(s, Mutation::Kind::kSet, keys[i].key, &it->second);
+          changed->push_back(&s);
+        }
       });
-      created.push_back(i);
-    }
-  } catch (const std::bad_alloc&) {
-    for (size_t i : created) shards[i]->map.erase(shards[i]->map.find(keys[i]));
-    Unreserve(new_total, old_total);
-    return Status::kOutOfMemory;
-  }
-  // Nothing below allocates (a replicator copies, but that is its business).
-  for (size_t i = 0; i < n; ++i) {
-    Shard& s = *shards[i];
-    auto it = s.map.find(keys[i]);
-    Entry& e = it->second;
-    if (existed[i]) {
-      TrackCompressedLocked(s, e, false);
-      TrackPinnedLocked(s, e, false);  // replaced: a lock's pin goes with it
-      e.pinned = false;
-      if (e.expires_at != 0) s.ttl.erase(TtlRef{e.expires_at, it->first});
-    }
-    Prepared& p = (*values)[i];
-    e.value = std::move(p.stored);
-    e.hash.reset();
-    e.original_size = p.original_size;
-    e.compressed = p.compressed;
-    e.type = ValueType::kString;
-    e.expires_at = 0;
-    e.mem_size = EntryMem(keys[i].key.size(), e.value.size(), false);
-    e.version = ++s.last_version;
-    e.last_access.store(now, std::memory_order_relaxed);
-    TrackCompressedLocked(s, e, true);
-    PublishLocked(s, Mutation::Kind::kSet, keys[i].key, &e);
-    changed->push_back(&s);
-  }
-  Release(new_total, old_total);
+  if (!installed) return Status::kOutOfMemory;
   *written = true;
   return Status::kOk;
 }
