@@ -49,7 +49,7 @@ bool Store::Impl::EvictFor(uint64_t bytes) {
 uint64_t Store::Impl::EvictOneFrom(Shard& s) {
   uint64_t freed = 0;
   {
-    WriterLock l(&s.mu);
+    ShardWrite w(&s);
     if (s.map.empty()) return 0;
     const int64_t now = clock_->NowMs();
     if (!s.ttl.empty() && s.ttl.begin()->at <= now) {  // the best victim
@@ -85,8 +85,8 @@ uint64_t Store::Impl::EvictOneFrom(Shard& s) {
       RemoveLocked(s, victim);  // eviction is this node's own decision
       s.evicted.fetch_add(1, std::memory_order_relaxed);
     }
+    w.changed = true;
   }
-  Notify(s);
   return freed;
 }
 

@@ -56,14 +56,13 @@ Stamp Store::Impl::FlushStamp() const {
 void Store::Impl::ClearOlderThan(Stamp stamp) {
   for (size_t i = 0; i <= shard_mask_; ++i) {
     Shard& s = shards_[i];
-    bool changed = false;
     {
-      WriterLock l(&s.mu);
+      ShardWrite w(&s);
       for (auto it = s.map.begin(); it != s.map.end();) {
         auto next = std::next(it);
         if (it->second.stamp < stamp) {
           RemoveLocked(s, it);
-          changed = true;
+          w.changed = true;
         }
         it = next;
       }
@@ -77,7 +76,6 @@ void Store::Impl::ClearOlderThan(Stamp stamp) {
       }
       s.has_evict_cursor = false;
     }
-    if (changed) Notify(s);
   }
 }
 
@@ -114,49 +112,41 @@ bool Store::Impl::ApplyReplicated(const Mutation& m) {
   }
   const HashedKey hk = HashKey(m.key);
   Shard& s = ShardFor(hk);
-  bool changed = false;
-  {
-    WriterLock l(&s.mu);
-    if (!(FlushStamp() < m.stamp)) return false;  // a later flush removed it
-    const int64_t now = clock_->NowMs();
-    auto it = s.map.find(hk);
-    Stamp current;
-    if (it != s.map.end()) {
-      current = it->second.stamp;
-    } else if (auto t = s.tombstones.find(hk); t != s.tombstones.end()) {
-      current = t->second.stamp;
-    }
-    if (!(current < m.stamp)) return false;  // this node has the same or newer
-    if (removal || (fresh.expires_at != 0 && fresh.expires_at <= now)) {
-      if (it != s.map.end()) RemoveLocked(s, it);
-      TombstoneLocked(s, m.key, m.stamp, now);
-    } else {
-      uint64_t unused = 0;
-      if (!InstallLocked(s, &it, hk, &fresh, /*force=*/true, now, &unused)) return false;
-      ForgetTombstoneLocked(s, m.key);
-    }
-    changed = true;
+  ShardWrite w(&s);
+  if (!(FlushStamp() < m.stamp)) return false;  // a later flush removed it
+  const int64_t now = clock_->NowMs();
+  auto it = s.map.find(hk);
+  Stamp current;
+  if (it != s.map.end()) {
+    current = it->second.stamp;
+  } else if (auto t = s.tombstones.find(hk); t != s.tombstones.end()) {
+    current = t->second.stamp;
   }
-  Notify(s);
-  return changed;
+  if (!(current < m.stamp)) return false;  // this node has the same or newer
+  if (removal || (fresh.expires_at != 0 && fresh.expires_at <= now)) {
+    if (it != s.map.end()) RemoveLocked(s, it);
+    TombstoneLocked(s, m.key, m.stamp, now);
+  } else {
+    uint64_t unused = 0;
+    if (!InstallLocked(s, &it, hk, &fresh, /*force=*/true, now, &unused)) return false;
+    ForgetTombstoneLocked(s, m.key);
+  }
+  w.changed = true;
+  return true;
 }
 
 void Store::Impl::ForgetLocal(std::string_view key, const Stamp& stamp) {
   if (!KeyOk(key)) return;
   const HashedKey hk = HashKey(key);
   Shard& s = ShardFor(hk);
-  bool changed = false;
-  {
-    WriterLock l(&s.mu);
-    auto it = s.map.find(hk);
-    if (it != s.map.end() && it->second.stamp == stamp) {
-      RemoveLocked(s, it);
-      changed = true;
-    }
-    auto t = s.tombstones.find(hk);
-    if (t != s.tombstones.end() && t->second.stamp == stamp) ForgetTombstoneLocked(s, key);
+  ShardWrite w(&s);
+  auto it = s.map.find(hk);
+  if (it != s.map.end() && it->second.stamp == stamp) {
+    RemoveLocked(s, it);
+    w.changed = true;
   }
-  if (changed) Notify(s);
+  auto t = s.tombstones.find(hk);
+  if (t != s.tombstones.end() && t->second.stamp == stamp) ForgetTombstoneLocked(s, key);
 }
 
 void Store::Impl::ConfirmLocal(std::string_view key, const Stamp& stamp) {

@@ -17,18 +17,11 @@ Status Store::Impl::HSet(std::string_view key,
     if (!ValueOk(f) || !ValueOk(v)) return Status::kInvalidArgument;
   }
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  return WithEviction<Status>([&](uint64_t* shortfall) {
-    bool changed = false;
-    const Status st = [&] {
-      WriterLock l(&s.mu);
-      const int64_t now = clock_->NowMs();
-      auto it = FindLiveForWriteLocked(s, hk, now, &changed);
-      if (it != s.map.end() && it->second.type != ValueType::kHash) return Status::kWrongType;
-      return HSetLocked(s, it, hk, fields, only_if_absent, now, added, shortfall, &changed);
-    }();
-    if (changed) Notify(s);
-    return st;
+  return Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
+                                uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    auto it = FindLiveForWriteLocked(s, hk, now, changed);
+    if (it != s.map.end() && it->second.type != ValueType::kHash) return Status::kWrongType;
+    return HSetLocked(s, it, hk, fields, only_if_absent, now, added, shortfall, changed);
   });
 }
 
@@ -109,37 +102,34 @@ Status Store::Impl::HDel(std::string_view key, const std::vector<std::string_vie
             int64_t* removed) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  bool changed = false;
   *removed = 0;
-  const Status st = [&] {
-    WriterLock l(&s.mu);
-    auto it = FindLiveForWriteLocked(s, hk, clock_->NowMs(), &changed);
-    if (it == s.map.end()) return Status::kOk;
-    Entry& e = it->second;
-    if (e.type != ValueType::kHash) return Status::kWrongType;
-    uint64_t freed = 0;
-    for (std::string_view f : fields) {
-      auto fi = e.hash->find(f);
-      if (fi == e.hash->end()) continue;
-      freed += FieldMem(fi->first.size(), fi->second.size());
-      e.hash->erase(fi);
-      ++*removed;
-    }
-    if (*removed == 0) return Status::kOk;
-    changed = true;
-    if (e.hash->empty()) {  // the last field takes the key with it
-      RemoveLocked(s, it);
-      PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
-      return Status::kOk;
-    }
-    Release(e.mem_size - freed, e.mem_size);
-    e.mem_size -= freed;
-    e.version = ++s.last_version;
-    PublishLocked(s, Mutation::Kind::kSet, key, &e);
-    return Status::kOk;
-  }();
-  if (changed) Notify(s);
+  const Status st = Mutate<Status>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        if (it == s.map.end()) return Status::kOk;
+        Entry& e = it->second;
+        if (e.type != ValueType::kHash) return Status::kWrongType;
+        uint64_t freed = 0;
+        for (std::string_view f : fields) {
+          auto fi = e.hash->find(f);
+          if (fi == e.hash->end()) continue;
+          freed += FieldMem(fi->first.size(), fi->second.size());
+          e.hash->erase(fi);
+          ++*removed;
+        }
+        if (*removed == 0) return Status::kOk;
+        *changed = true;
+        if (e.hash->empty()) {  // the last field takes the key with it
+          RemoveLocked(s, it);
+          PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+          return Status::kOk;
+        }
+        Release(e.mem_size - freed, e.mem_size);
+        e.mem_size -= freed;
+        e.version = ++s.last_version;
+        PublishLocked(s, Mutation::Kind::kSet, key, &e);
+        return Status::kOk;
+      });
   return st;
 }
 
@@ -147,28 +137,21 @@ template <typename Update>
 Status Store::Impl::HUpdateField(std::string_view key, std::string_view field, Update update) {
   if (!KeyOk(key) || !ValueOk(field)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  return WithEviction<Status>([&](uint64_t* shortfall) {
-    bool changed = false;
-    const Status st = [&] {
-      WriterLock l(&s.mu);
-      const int64_t now = clock_->NowMs();
-      auto it = FindLiveForWriteLocked(s, hk, now, &changed);
-      if (it != s.map.end() && it->second.type != ValueType::kHash) return Status::kWrongType;
-      const std::string* current = nullptr;
-      if (it != s.map.end()) {
-        auto fi = it->second.hash->find(field);
-        if (fi != it->second.hash->end()) current = &fi->second;
-      }
-      std::string next;
-      const Status us = update(current, &next);
-      if (us != Status::kOk) return us;
-      int64_t added = 0;
-      const std::vector<std::pair<std::string_view, std::string_view>> one = {{field, next}};
-      return HSetLocked(s, it, hk, one, false, now, &added, shortfall, &changed);
-    }();
-    if (changed) Notify(s);
-    return st;
+  return Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
+                                uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    auto it = FindLiveForWriteLocked(s, hk, now, changed);
+    if (it != s.map.end() && it->second.type != ValueType::kHash) return Status::kWrongType;
+    const std::string* current = nullptr;
+    if (it != s.map.end()) {
+      auto fi = it->second.hash->find(field);
+      if (fi != it->second.hash->end()) current = &fi->second;
+    }
+    std::string next;
+    const Status us = update(current, &next);
+    if (us != Status::kOk) return us;
+    int64_t added = 0;
+    const std::vector<std::pair<std::string_view, std::string_view>> one = {{field, next}};
+    return HSetLocked(s, it, hk, one, false, now, &added, shortfall, changed);
   });
 }
 

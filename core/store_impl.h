@@ -189,27 +189,73 @@ class Store::Impl {
   // A shortfall no eviction can cover (see Reserve).
   static constexpr uint64_t kNeverFits = std::numeric_limits<uint64_t>::max();
 
-  // Locks two shards in index order (once when they are the same shard), so
-  // that two-key operations cannot deadlock each other.
-  class ABSL_SCOPED_LOCKABLE PairLock {
+  // The scope of a write to one shard: holds its writer lock and, once the
+  // lock is released, wakes the shard's waiters (WaitForChange) if the write
+  // set `changed`.
+  class ABSL_SCOPED_LOCKABLE ShardWrite {
    public:
-    PairLock(const Impl* impl, Shard* a, Shard* b) ABSL_EXCLUSIVE_LOCK_FUNCTION(a->mu, b->mu)
-        ABSL_NO_THREAD_SAFETY_ANALYSIS : first_(a), second_(b) {
+    explicit ShardWrite(Shard* s) ABSL_EXCLUSIVE_LOCK_FUNCTION(s->mu) : s_(s) { s_->mu.Lock(); }
+    ~ShardWrite() ABSL_UNLOCK_FUNCTION() {
+      s_->mu.Unlock();
+      if (changed) Notify(*s_);
+    }
+    ShardWrite(const ShardWrite&) = delete;
+    ShardWrite& operator=(const ShardWrite&) = delete;
+
+    bool changed = false;
+
+   private:
+    Shard* const s_;
+  };
+
+  // The same for a write to two shards, which it locks in index order (once
+  // when they are the same shard), so that two-key operations cannot
+  // deadlock each other.  Wakes a's waiters if changed_a, then b's if
+  // changed_b (once when they are the same shard).
+  class ABSL_SCOPED_LOCKABLE PairWrite {
+   public:
+    PairWrite(const Impl* impl, Shard* a, Shard* b)
+        ABSL_EXCLUSIVE_LOCK_FUNCTION(a->mu, b->mu) ABSL_NO_THREAD_SAFETY_ANALYSIS : a_(a),
+                                                                                    b_(b),
+                                                                                    first_(a),
+                                                                                    second_(b) {
       if (impl->IndexOf(a) > impl->IndexOf(b)) std::swap(first_, second_);
       first_->mu.Lock();
       if (second_ != first_) second_->mu.Lock();
     }
-    ~PairLock() ABSL_UNLOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    ~PairWrite() ABSL_UNLOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
       if (second_ != first_) second_->mu.Unlock();
       first_->mu.Unlock();
+      if (changed_a) Notify(*a_);
+      if (changed_b && b_ != a_) Notify(*b_);
     }
-    PairLock(const PairLock&) = delete;
-    PairLock& operator=(const PairLock&) = delete;
+    PairWrite(const PairWrite&) = delete;
+    PairWrite& operator=(const PairWrite&) = delete;
+
+    bool changed_a = false;
+    bool changed_b = false;
 
    private:
+    Shard* const a_;
+    Shard* const b_;
     Shard* first_;
     Shard* second_;
   };
+
+  // The skeleton of a write to one key: runs fn(s, now, &changed, shortfall)
+  // under the writer lock of hk's shard `s`, with `now` read under it; tries
+  // again after eviction when WithEviction says so; wakes the shard's
+  // waiters once the lock is released if fn set changed.  fn is a lambda
+  // annotated ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu), a requirement the
+  // analysis cannot match through a template parameter, hence none here.
+  template <typename Result, typename Fn>
+  Result Mutate(const HashedKey& hk, Fn fn) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    Shard& s = ShardFor(hk);
+    return WithEviction<Result>([&](uint64_t* shortfall) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      ShardWrite w(&s);
+      return fn(s, clock_->NowMs(), &w.changed, shortfall);
+    });
+  }
 
   bool KeyOk(std::string_view key) const { return key.size() <= kMaxKeySize; }
   bool ValueOk(std::string_view v) const { return v.size() <= options_.max_value_size; }

@@ -12,20 +12,17 @@ namespace ephpm {
 Status Store::Impl::Del(std::string_view key, int64_t* removed) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  bool changed = false;
-  {
-    WriterLock l(&s.mu);
-    auto it = FindLiveForWriteLocked(s, hk, clock_->NowMs(), &changed);
-    *removed = it != s.map.end() ? 1 : 0;
-    if (*removed == 1) {
-      RemoveLocked(s, it);
-      PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
-      changed = true;
-    }
-  }
-  if (changed) Notify(s);
-  return Status::kOk;
+  return Mutate<Status>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        *removed = it != s.map.end() ? 1 : 0;
+        if (*removed == 1) {
+          RemoveLocked(s, it);
+          PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+          *changed = true;
+        }
+        return Status::kOk;
+      });
 }
 
 Status Store::Impl::Exists(std::string_view key, bool* exists) const {
@@ -48,48 +45,41 @@ Status Store::Impl::Expire(std::string_view key, int64_t ttl_ms, bool* applied) 
 Status Store::Impl::ExpireAt(std::string_view key, int64_t at_ms, bool* applied) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  bool changed = false;
-  const Status st = [&] {
-    WriterLock l(&s.mu);
-    const int64_t now = clock_->NowMs();
-    auto it = FindLiveForWriteLocked(s, hk, now, &changed);
-    *applied = it != s.map.end();
-    if (!*applied) return Status::kOk;
-    if (at_ms <= now) {  // a time already past deletes, as in Redis
-      RemoveLocked(s, it);
-      PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
-      changed = true;
-      return Status::kOk;
-    }
-    const Status r = SetExpiryLocked(s, it, at_ms);
-    if (r == Status::kOk) {
-      PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
-      changed = true;
-    }
-    return r;
-  }();
-  if (changed) Notify(s);
+  const Status st = Mutate<Status>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        *applied = it != s.map.end();
+        if (!*applied) return Status::kOk;
+        if (at_ms <= now) {  // a time already past deletes, as in Redis
+          RemoveLocked(s, it);
+          PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+          *changed = true;
+          return Status::kOk;
+        }
+        const Status r = SetExpiryLocked(s, it, at_ms);
+        if (r == Status::kOk) {
+          PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
+          *changed = true;
+        }
+        return r;
+      });
   return st;
 }
 
 Status Store::Impl::Persist(std::string_view key, bool* applied) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  bool changed = false;
-  {
-    WriterLock l(&s.mu);
-    auto it = FindLiveForWriteLocked(s, hk, clock_->NowMs(), &changed);
-    *applied = it != s.map.end() && it->second.expires_at != 0;
-    if (*applied) {
-      SetExpiryLocked(s, it, 0);  // removing a TTL allocates nothing
-      PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
-      changed = true;
-    }
-  }
-  if (changed) Notify(s);
-  return Status::kOk;
+  return Mutate<Status>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        *applied = it != s.map.end() && it->second.expires_at != 0;
+        if (*applied) {
+          SetExpiryLocked(s, it, 0);  // removing a TTL allocates nothing
+          PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
+          *changed = true;
+        }
+        return Status::kOk;
+      });
 }
 
 Status Store::Impl::Pttl(std::string_view key, int64_t* ttl_ms) const {
@@ -153,10 +143,9 @@ void Store::Impl::Flush() {
 void Store::Impl::ClearShards() {
   for (size_t i = 0; i <= shard_mask_; ++i) {
     Shard& s = shards_[i];
-    bool had = false;
     {
-      WriterLock l(&s.mu);
-      had = !s.map.empty();
+      ShardWrite w(&s);
+      w.changed = !s.map.empty();
       uint64_t mem = 0, tomb = 0;
       for (const auto& kv : s.map) mem += kv.second.mem_size;
       for (const auto& t : s.tombstones) tomb += TombstoneMem(t.first.size());
@@ -171,7 +160,6 @@ void Store::Impl::ClearShards() {
       s.has_evict_cursor = false;
       s.compressed_values = s.compressed_original = s.compressed_stored = 0;
     }
-    if (had) Notify(s);
   }
 }
 
@@ -182,16 +170,9 @@ Status Store::Impl::Rename(std::string_view src, std::string_view dst, bool only
   Shard& a = ShardFor(hs);
   Shard& b = ShardFor(hd);
   return WithEviction<Status>([&](uint64_t* shortfall) {
-    bool changed = false;
-    Status st;
-    {
-      PairLock l(this, &a, &b);
-      st = RenameLocked(a, b, hs, hd, only_if_absent, renamed, shortfall, &changed);
-    }
-    if (changed) {
-      Notify(a);
-      if (&a != &b) Notify(b);
-    }
+    PairWrite w(this, &a, &b);
+    const Status st = RenameLocked(a, b, hs, hd, only_if_absent, renamed, shortfall, &w.changed_a);
+    w.changed_b = w.changed_a;  // a rename wakes the waiters of both keys
     return st;
   });
 }
@@ -199,31 +180,27 @@ Status Store::Impl::Rename(std::string_view src, std::string_view dst, bool only
 Status Store::Impl::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions, bool* applied) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  bool changed = false;
-  const Status st = [&] {
-    WriterLock l(&s.mu);
-    const int64_t now = clock_->NowMs();
-    auto it = FindLiveForWriteLocked(s, hk, now, &changed);
-    *applied = false;
-    if (it == s.map.end()) return Status::kOk;
-    const int64_t current = it->second.expires_at;  // 0: never
-    if ((conditions & kExpireNx) && current != 0) return Status::kOk;
-    if ((conditions & kExpireXx) && current == 0) return Status::kOk;
-    if ((conditions & kExpireGt) && (current == 0 || at_ms <= current)) return Status::kOk;
-    if ((conditions & kExpireLt) && current != 0 && at_ms >= current) return Status::kOk;
-    *applied = true;
-    changed = true;
-    if (at_ms <= now) {
-      RemoveLocked(s, it);
-      PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
-      return Status::kOk;
-    }
-    const Status r = SetExpiryLocked(s, it, at_ms);
-    if (r == Status::kOk) PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
-    return r;
-  }();
-  if (changed) Notify(s);
+  const Status st = Mutate<Status>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        *applied = false;
+        if (it == s.map.end()) return Status::kOk;
+        const int64_t current = it->second.expires_at;  // 0: never
+        if ((conditions & kExpireNx) && current != 0) return Status::kOk;
+        if ((conditions & kExpireXx) && current == 0) return Status::kOk;
+        if ((conditions & kExpireGt) && (current == 0 || at_ms <= current)) return Status::kOk;
+        if ((conditions & kExpireLt) && current != 0 && at_ms >= current) return Status::kOk;
+        *applied = true;
+        *changed = true;
+        if (at_ms <= now) {
+          RemoveLocked(s, it);
+          PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+          return Status::kOk;
+        }
+        const Status r = SetExpiryLocked(s, it, at_ms);
+        if (r == Status::kOk) PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
+        return r;
+      });
   return st;
 }
 

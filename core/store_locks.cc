@@ -17,27 +17,21 @@ SetNxOutcome Store::Impl::SetNxLocal(std::string_view key, std::string_view valu
   if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0) return SetNxOutcome::kInvalidArgument;
   Prepared p = Prepare(value);
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  return WithEviction<SetNxOutcome>([&](uint64_t* shortfall) {
-    bool changed = false;
-    const SetNxOutcome out = [&] {
-      WriterLock l(&s.mu);
-      const int64_t now = clock_->NowMs();
-      int64_t expires_at = 0;
-      if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
-        return SetNxOutcome::kInvalidArgument;
-      }
-      auto it = FindLiveForWriteLocked(s, hk, now, &changed);
-      if (it != s.map.end()) return SetNxOutcome::kExists;
-      // With a TTL this is a lock: pinned until it expires or is replaced.
-      return PutLocked(s, it, hk, &p, expires_at, /*pinned=*/true, now, shortfall,
-                       &changed) == Status::kOk
-                 ? SetNxOutcome::kInserted
-                 : SetNxOutcome::kOutOfMemory;
-    }();
-    if (changed) Notify(s);
-    return out;
-  });
+  return Mutate<SetNxOutcome>(hk, [&](Shard& s, int64_t now, bool* changed, uint64_t* shortfall)
+                                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+                                        int64_t expires_at = 0;
+                                        if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
+                                          return SetNxOutcome::kInvalidArgument;
+                                        }
+                                        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+                                        if (it != s.map.end()) return SetNxOutcome::kExists;
+                                        // With a TTL this is a lock: pinned until it expires or is
+                                        // replaced.
+                                        return PutLocked(s, it, hk, &p, expires_at, /*pinned=*/true,
+                                                         now, shortfall, changed) == Status::kOk
+                                                   ? SetNxOutcome::kInserted
+                                                   : SetNxOutcome::kOutOfMemory;
+                                      });
 }
 
 DelIfEqOutcome Store::Impl::DelIfEq(std::string_view key, std::string_view token) {
@@ -49,23 +43,19 @@ DelIfEqOutcome Store::Impl::DelIfEq(std::string_view key, std::string_view token
 DelIfEqOutcome Store::Impl::DelIfEqLocal(std::string_view key, std::string_view token) {
   if (!KeyOk(key) || !ValueOk(token)) return DelIfEqOutcome::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  bool changed = false;
-  const DelIfEqOutcome out = [&] {
-    // The compare and the removal are one step under the write lock: no
-    // other writer can replace the value between them.
-    WriterLock l(&s.mu);
-    auto it = FindLiveForWriteLocked(s, hk, clock_->NowMs(), &changed);
-    if (it == s.map.end()) return DelIfEqOutcome::kNotMatched;
-    if (it->second.type != ValueType::kString) return DelIfEqOutcome::kWrongType;
-    if (!EqualsLocked(it->second, token)) return DelIfEqOutcome::kNotMatched;
-    RemoveLocked(s, it);
-    PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
-    changed = true;
-    return DelIfEqOutcome::kDeleted;
-  }();
-  if (changed) Notify(s);
-  return out;
+  // The compare and the removal are one step under the write lock: no
+  // other writer can replace the value between them.
+  return Mutate<DelIfEqOutcome>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        if (it == s.map.end()) return DelIfEqOutcome::kNotMatched;
+        if (it->second.type != ValueType::kString) return DelIfEqOutcome::kWrongType;
+        if (!EqualsLocked(it->second, token)) return DelIfEqOutcome::kNotMatched;
+        RemoveLocked(s, it);
+        PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+        *changed = true;
+        return DelIfEqOutcome::kDeleted;
+      });
 }
 
 SetIfEqOutcome Store::Impl::SetIfEq(std::string_view guard_key, std::string_view token,
@@ -76,7 +66,8 @@ SetIfEqOutcome Store::Impl::SetIfEq(std::string_view guard_key, std::string_view
 }
 
 SetIfEqOutcome Store::Impl::SetIfEqLocal(std::string_view guard_key, std::string_view token,
-                            std::string_view key, std::string_view value, int64_t ttl_ms) {
+                                         std::string_view key, std::string_view value,
+                                         int64_t ttl_ms) {
   if (!KeyOk(guard_key) || !KeyOk(key) || !ValueOk(token) || !ValueOk(value) || ttl_ms < 0) {
     return SetIfEqOutcome::kInvalidArgument;
   }
@@ -85,15 +76,8 @@ SetIfEqOutcome Store::Impl::SetIfEqLocal(std::string_view guard_key, std::string
   Shard& g = ShardFor(hg);
   Shard& s = ShardFor(hk);
   return WithEviction<SetIfEqOutcome>([&](uint64_t* shortfall) {
-    bool changed_g = false, changed_s = false;
-    SetIfEqOutcome out;
-    {
-      PairLock l(this, &g, &s);
-      out = SetIfEqLocked(g, s, hg, hk, token, &p, ttl_ms, shortfall, &changed_g, &changed_s);
-    }
-    if (changed_g) Notify(g);
-    if (changed_s && &s != &g) Notify(s);
-    return out;
+    PairWrite w(this, &g, &s);
+    return SetIfEqLocked(g, s, hg, hk, token, &p, ttl_ms, shortfall, &w.changed_a, &w.changed_b);
   });
 }
 
@@ -104,35 +88,32 @@ DelIfGuardEqOutcome Store::Impl::DelIfGuardEq(std::string_view guard_key, std::s
       [&] { return DelIfGuardEqLocal(guard_key, token, key); });
 }
 
-DelIfGuardEqOutcome Store::Impl::DelIfGuardEqLocal(std::string_view guard_key, std::string_view token,
-                                      std::string_view key) {
+DelIfGuardEqOutcome Store::Impl::DelIfGuardEqLocal(std::string_view guard_key,
+                                                   std::string_view token, std::string_view key) {
   if (!KeyOk(guard_key) || !KeyOk(key) || !ValueOk(token)) {
     return DelIfGuardEqOutcome::kInvalidArgument;
   }
   const HashedKey hg = HashKey(guard_key), hk = HashKey(key);
   Shard& g = ShardFor(hg);
   Shard& s = ShardFor(hk);
-  bool changed_g = false, changed_s = false;
-  const DelIfGuardEqOutcome out = [&] {
-    // The compare on the guard and the removal are one step under both
-    // write locks: the guard cannot change hands between them.
-    PairLock l(this, &g, &s);
-    const int64_t now = clock_->NowMs();
-    switch (GuardHoldsLocked(g, hg, token, now, &changed_g)) {
-      case Guard::kHolds: break;
-      case Guard::kNotMatched: return DelIfGuardEqOutcome::kNotMatched;
-      case Guard::kWrongType: return DelIfGuardEqOutcome::kWrongType;
-    }
-    auto it = FindLiveForWriteLocked(s, hk, now, &changed_s);
-    if (it == s.map.end()) return DelIfGuardEqOutcome::kAbsent;
-    RemoveLocked(s, it);
-    PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
-    changed_s = true;
-    return DelIfGuardEqOutcome::kDeleted;
-  }();
-  if (changed_g) Notify(g);
-  if (changed_s && &s != &g) Notify(s);
-  return out;
+  // The compare on the guard and the removal are one step under both
+  // write locks: the guard cannot change hands between them.
+  PairWrite w(this, &g, &s);
+  const int64_t now = clock_->NowMs();
+  switch (GuardHoldsLocked(g, hg, token, now, &w.changed_a)) {
+    case Guard::kHolds:
+      break;
+    case Guard::kNotMatched:
+      return DelIfGuardEqOutcome::kNotMatched;
+    case Guard::kWrongType:
+      return DelIfGuardEqOutcome::kWrongType;
+  }
+  auto it = FindLiveForWriteLocked(s, hk, now, &w.changed_b);
+  if (it == s.map.end()) return DelIfGuardEqOutcome::kAbsent;
+  RemoveLocked(s, it);
+  PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+  w.changed_b = true;
+  return DelIfGuardEqOutcome::kDeleted;
 }
 
 ExpireIfGuardEqOutcome Store::Impl::ExpireIfGuardEq(std::string_view guard_key, std::string_view token,
@@ -142,35 +123,33 @@ ExpireIfGuardEqOutcome Store::Impl::ExpireIfGuardEq(std::string_view guard_key, 
       [&] { return ExpireIfGuardEqLocal(guard_key, token, key, ttl_ms); });
 }
 
-ExpireIfGuardEqOutcome Store::Impl::ExpireIfGuardEqLocal(std::string_view guard_key, std::string_view token,
-                                            std::string_view key, int64_t ttl_ms) {
+ExpireIfGuardEqOutcome Store::Impl::ExpireIfGuardEqLocal(std::string_view guard_key,
+                                                         std::string_view token,
+                                                         std::string_view key, int64_t ttl_ms) {
   if (!KeyOk(guard_key) || !KeyOk(key) || !ValueOk(token) || ttl_ms < 0) {
     return ExpireIfGuardEqOutcome::kInvalidArgument;
   }
   const HashedKey hg = HashKey(guard_key), hk = HashKey(key);
   Shard& g = ShardFor(hg);
   Shard& s = ShardFor(hk);
-  bool changed_g = false, changed_s = false;
-  const ExpireIfGuardEqOutcome out = [&] {
-    PairLock l(this, &g, &s);
-    const int64_t now = clock_->NowMs();
-    int64_t at = 0;
-    if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &at)) return ExpireIfGuardEqOutcome::kInvalidArgument;
-    switch (GuardHoldsLocked(g, hg, token, now, &changed_g)) {
-      case Guard::kHolds: break;
-      case Guard::kNotMatched: return ExpireIfGuardEqOutcome::kNotMatched;
-      case Guard::kWrongType: return ExpireIfGuardEqOutcome::kWrongType;
-    }
-    auto it = FindLiveForWriteLocked(s, hk, now, &changed_s);
-    if (it == s.map.end()) return ExpireIfGuardEqOutcome::kAbsent;
-    if (SetExpiryLocked(s, it, at) != Status::kOk) return ExpireIfGuardEqOutcome::kOutOfMemory;
-    PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
-    changed_s = true;
-    return ExpireIfGuardEqOutcome::kApplied;
-  }();
-  if (changed_g) Notify(g);
-  if (changed_s && &s != &g) Notify(s);
-  return out;
+  PairWrite w(this, &g, &s);
+  const int64_t now = clock_->NowMs();
+  int64_t at = 0;
+  if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &at)) return ExpireIfGuardEqOutcome::kInvalidArgument;
+  switch (GuardHoldsLocked(g, hg, token, now, &w.changed_a)) {
+    case Guard::kHolds:
+      break;
+    case Guard::kNotMatched:
+      return ExpireIfGuardEqOutcome::kNotMatched;
+    case Guard::kWrongType:
+      return ExpireIfGuardEqOutcome::kWrongType;
+  }
+  auto it = FindLiveForWriteLocked(s, hk, now, &w.changed_b);
+  if (it == s.map.end()) return ExpireIfGuardEqOutcome::kAbsent;
+  if (SetExpiryLocked(s, it, at) != Status::kOk) return ExpireIfGuardEqOutcome::kOutOfMemory;
+  PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
+  w.changed_b = true;
+  return ExpireIfGuardEqOutcome::kApplied;
 }
 
 Status Store::Impl::IncrBy(std::string_view key, int64_t delta, int64_t* result) {

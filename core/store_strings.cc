@@ -80,56 +80,41 @@ Status Store::Impl::Set(std::string_view key, std::string_view value, int64_t tt
   if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0) return Status::kInvalidArgument;
   Prepared p = Prepare(value);
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  return WithEviction<Status>([&](uint64_t* shortfall) {
-    bool changed = false;
-    const Status st = [&] {
-      WriterLock l(&s.mu);
-      const int64_t now = clock_->NowMs();
-      int64_t expires_at = 0;
-      if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
-        return Status::kInvalidArgument;
-      }
-      auto it = FindLiveForWriteLocked(s, hk, now, &changed);
-      return PutLocked(s, it, hk, &p, expires_at, /*pinned=*/false, now, shortfall, &changed);
-    }();
-    if (changed) Notify(s);
-    return st;
+  return Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
+                                uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    int64_t expires_at = 0;
+    if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
+      return Status::kInvalidArgument;
+    }
+    auto it = FindLiveForWriteLocked(s, hk, now, changed);
+    return PutLocked(s, it, hk, &p, expires_at, /*pinned=*/false, now, shortfall, changed);
   });
 }
 
 Status Store::Impl::IncrByLocal(std::string_view key, int64_t delta, int64_t* result) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  return WithEviction<Status>([&](uint64_t* shortfall) {
-    bool changed = false;
-    const Status st = [&] {
-      WriterLock l(&s.mu);
-      const int64_t now = clock_->NowMs();
-      auto it = FindLiveForWriteLocked(s, hk, now, &changed);
-      int64_t current = 0;
-      int64_t expires_at = 0;
-      bool pinned = false;
-      if (it != s.map.end()) {
-        const Entry& e = it->second;
-        if (e.type != ValueType::kString) return Status::kWrongType;
-        if (!ReadInt64Locked(e, &current)) return Status::kNotInteger;
-        expires_at = e.expires_at;  // INCR keeps the TTL, and so a lock's pin
-        pinned = e.pinned;
-      }
-      int64_t next;
-      if (__builtin_add_overflow(current, delta, &next)) return Status::kOverflow;
-      Prepared p;
-      p.stored = std::to_string(next);
-      p.original_size = p.stored.size();
-      const Status put =
-          PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, &changed);
-      if (put == Status::kOk) *result = next;
-      return put;
-    }();
-    if (changed) Notify(s);
-    return st;
+  return Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
+                                uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    auto it = FindLiveForWriteLocked(s, hk, now, changed);
+    int64_t current = 0;
+    int64_t expires_at = 0;
+    bool pinned = false;
+    if (it != s.map.end()) {
+      const Entry& e = it->second;
+      if (e.type != ValueType::kString) return Status::kWrongType;
+      if (!ReadInt64Locked(e, &current)) return Status::kNotInteger;
+      expires_at = e.expires_at;  // INCR keeps the TTL, and so a lock's pin
+      pinned = e.pinned;
+    }
+    int64_t next;
+    if (__builtin_add_overflow(current, delta, &next)) return Status::kOverflow;
+    Prepared p;
+    p.stored = std::to_string(next);
+    p.original_size = p.stored.size();
+    const Status put = PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, changed);
+    if (put == Status::kOk) *result = next;
+    return put;
   });
 }
 
@@ -143,37 +128,31 @@ Status Store::Impl::SetWith(std::string_view key, std::string_view value, const 
   bool old_compressed = false;
   uint64_t old_size = 0;
   const Status st = WithEviction<Status>([&](uint64_t* shortfall) {
-    bool changed = false;
     *r = SetResult{};
-    const Status inner = [&] {
-      WriterLock l(&s.mu);
-      const int64_t now = clock_->NowMs();
-      auto it = FindLiveForWriteLocked(s, hk, now, &changed);
-      const bool exists = it != s.map.end();
-      if (o.get_old && exists) {
-        if (it->second.type != ValueType::kString) return Status::kWrongType;
-        r->had_old = true;
-        frame = it->second.value;
-        old_compressed = it->second.compressed;
-        old_size = it->second.original_size;
-      }
-      if ((o.when == SetOptions::When::kIfAbsent && exists) ||
-          (o.when == SetOptions::When::kIfPresent && !exists)) {
-        return Status::kOk;
-      }
-      int64_t expires_at = 0;
-      if (o.expiry == SetOptions::Expiry::kAt) expires_at = o.expires_at_ms;
-      if (o.expiry == SetOptions::Expiry::kKeep && exists) expires_at = it->second.expires_at;
-      // NX with an expiry takes a lock as SetNx does; any other SET
-      // replaces the entry, and a lock's pin goes with it.
-      const bool pinned = o.when == SetOptions::When::kIfAbsent;
-      const Status put =
-          PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, &changed);
-      r->written = put == Status::kOk;
-      return put;
-    }();
-    if (changed) Notify(s);
-    return inner;
+    ShardWrite w(&s);
+    const int64_t now = clock_->NowMs();
+    auto it = FindLiveForWriteLocked(s, hk, now, &w.changed);
+    const bool exists = it != s.map.end();
+    if (o.get_old && exists) {
+      if (it->second.type != ValueType::kString) return Status::kWrongType;
+      r->had_old = true;
+      frame = it->second.value;
+      old_compressed = it->second.compressed;
+      old_size = it->second.original_size;
+    }
+    if ((o.when == SetOptions::When::kIfAbsent && exists) ||
+        (o.when == SetOptions::When::kIfPresent && !exists)) {
+      return Status::kOk;
+    }
+    int64_t expires_at = 0;
+    if (o.expiry == SetOptions::Expiry::kAt) expires_at = o.expires_at_ms;
+    if (o.expiry == SetOptions::Expiry::kKeep && exists) expires_at = it->second.expires_at;
+    // NX with an expiry takes a lock as SetNx does; any other SET
+    // replaces the entry, and a lock's pin goes with it.
+    const bool pinned = o.when == SetOptions::When::kIfAbsent;
+    const Status put = PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, &w.changed);
+    r->written = put == Status::kOk;
+    return put;
   });
   if (st == Status::kOk && r->had_old) {
     return Emit(frame, old_compressed, old_size, [r](size_t n) {
@@ -222,30 +201,27 @@ Status Store::Impl::MSet(const std::vector<std::pair<std::string_view, std::stri
 Status Store::Impl::GetDel(std::string_view key, std::string* value) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  bool changed = false;
   std::string frame;
   bool compressed = false;
   uint64_t size = 0;
-  const Status st = [&] {
-    WriterLock l(&s.mu);
-    auto it = FindLiveForWriteLocked(s, hk, clock_->NowMs(), &changed);
-    if (it == s.map.end()) return Status::kNotFound;
-    if (it->second.type != ValueType::kString) return Status::kWrongType;
-    Entry& e = it->second;
-    compressed = e.compressed;
-    size = e.original_size;
-    // The entry goes anyway: settle its compression figures, then take its
-    // bytes instead of copying them.
-    TrackCompressedLocked(s, e, false);
-    e.compressed = false;
-    frame = std::move(e.value);
-    RemoveLocked(s, it);
-    PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
-    changed = true;
-    return Status::kOk;
-  }();
-  if (changed) Notify(s);
+  const Status st = Mutate<Status>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        if (it == s.map.end()) return Status::kNotFound;
+        if (it->second.type != ValueType::kString) return Status::kWrongType;
+        Entry& e = it->second;
+        compressed = e.compressed;
+        size = e.original_size;
+        // The entry goes anyway: settle its compression figures, then take its
+        // bytes instead of copying them.
+        TrackCompressedLocked(s, e, false);
+        e.compressed = false;
+        frame = std::move(e.value);
+        RemoveLocked(s, it);
+        PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+        *changed = true;
+        return Status::kOk;
+      });
   if (st != Status::kOk) return st;
   return Emit(frame, compressed, size, [value](size_t n) {
     value->resize(n);
@@ -257,36 +233,32 @@ Status Store::Impl::GetEx(std::string_view key, SetOptions::Expiry expiry, int64
              std::string* value) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  bool changed = false;
   std::string frame;
   bool compressed = false;
   uint64_t size = 0;
-  const Status st = [&] {
-    WriterLock l(&s.mu);
-    const int64_t now = clock_->NowMs();
-    auto it = FindLiveForWriteLocked(s, hk, now, &changed);
-    if (it == s.map.end()) return Status::kNotFound;
-    if (it->second.type != ValueType::kString) return Status::kWrongType;
-    frame = it->second.value;
-    compressed = it->second.compressed;
-    size = it->second.original_size;
-    if (expiry == SetOptions::Expiry::kAt && at_ms <= now) {
-      RemoveLocked(s, it);
-      PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
-      changed = true;
-    } else if (expiry != SetOptions::Expiry::kKeep) {
-      const int64_t target = expiry == SetOptions::Expiry::kAt ? at_ms : 0;
-      if (it->second.expires_at != target) {
-        const Status r = SetExpiryLocked(s, it, target);
-        if (r != Status::kOk) return r;
-        PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
-        changed = true;
-      }
-    }
-    return Status::kOk;
-  }();
-  if (changed) Notify(s);
+  const Status st = Mutate<Status>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        if (it == s.map.end()) return Status::kNotFound;
+        if (it->second.type != ValueType::kString) return Status::kWrongType;
+        frame = it->second.value;
+        compressed = it->second.compressed;
+        size = it->second.original_size;
+        if (expiry == SetOptions::Expiry::kAt && at_ms <= now) {
+          RemoveLocked(s, it);
+          PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+          *changed = true;
+        } else if (expiry != SetOptions::Expiry::kKeep) {
+          const int64_t target = expiry == SetOptions::Expiry::kAt ? at_ms : 0;
+          if (it->second.expires_at != target) {
+            const Status r = SetExpiryLocked(s, it, target);
+            if (r != Status::kOk) return r;
+            PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
+            *changed = true;
+          }
+        }
+        return Status::kOk;
+      });
   if (st != Status::kOk) return st;
   return Emit(frame, compressed, size, [value](size_t n) {
     value->resize(n);
@@ -336,25 +308,20 @@ Status Store::Impl::EditString(std::string_view key, Edit edit, int64_t* length)
     if (!store) return Status::kOk;
     Prepared p = Prepare(next);
     bool retry = false;
-    const Status st = WithEviction<Status>([&](uint64_t* shortfall) {
-      bool changed = false;
-      const Status inner = [&] {
-        WriterLock l(&s.mu);
-        const int64_t now = clock_->NowMs();
-        auto it = FindLiveForWriteLocked(s, hk, now, &changed);
-        const uint64_t now_version = it == s.map.end() ? 0 : it->second.version;
-        if (now_version != version) {
-          retry = true;
-          return Status::kOk;
-        }
-        // An edit in place keeps the TTL, and so a lock's pin.
-        const int64_t keep = it == s.map.end() ? 0 : it->second.expires_at;
-        const bool pinned = it != s.map.end() && it->second.pinned;
-        return PutLocked(s, it, hk, &p, keep, pinned, now, shortfall, &changed);
-      }();
-      if (changed) Notify(s);
-      return inner;
-    });
+    const Status st =
+        Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
+                               uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+          auto it = FindLiveForWriteLocked(s, hk, now, changed);
+          const uint64_t now_version = it == s.map.end() ? 0 : it->second.version;
+          if (now_version != version) {
+            retry = true;
+            return Status::kOk;
+          }
+          // An edit in place keeps the TTL, and so a lock's pin.
+          const int64_t keep = it == s.map.end() ? 0 : it->second.expires_at;
+          const bool pinned = it != s.map.end() && it->second.pinned;
+          return PutLocked(s, it, hk, &p, keep, pinned, now, shortfall, changed);
+        });
     if (!retry) return st;
   }
 }
@@ -400,37 +367,29 @@ Status Store::Impl::SetRange(std::string_view key, uint64_t offset, std::string_
 Status Store::Impl::IncrByFloat(std::string_view key, long double delta, std::string* result) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  return WithEviction<Status>([&](uint64_t* shortfall) {
-    bool changed = false;
-    const Status st = [&] {
-      WriterLock l(&s.mu);
-      const int64_t now = clock_->NowMs();
-      auto it = FindLiveForWriteLocked(s, hk, now, &changed);
-      long double current = 0;
-      int64_t expires_at = 0;
-      bool pinned = false;
-      if (it != s.map.end()) {
-        const Entry& e = it->second;
-        if (e.type != ValueType::kString) return Status::kWrongType;
-        std::string text;
-        if (!ReadSmallLocked(e, kMaxNumberText, &text) ||
-            !ParseLongDouble(text, &current)) {
-          return Status::kNotFloat;
-        }
-        expires_at = e.expires_at;
-        pinned = e.pinned;
+  return Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
+                                uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    auto it = FindLiveForWriteLocked(s, hk, now, changed);
+    long double current = 0;
+    int64_t expires_at = 0;
+    bool pinned = false;
+    if (it != s.map.end()) {
+      const Entry& e = it->second;
+      if (e.type != ValueType::kString) return Status::kWrongType;
+      std::string text;
+      if (!ReadSmallLocked(e, kMaxNumberText, &text) || !ParseLongDouble(text, &current)) {
+        return Status::kNotFloat;
       }
-      const long double next = current + delta;
-      if (std::isnan(next) || std::isinf(next)) return Status::kNanOrInfinity;
-      Prepared p;
-      p.stored = FormatLongDouble(next);
-      p.original_size = p.stored.size();
-      *result = p.stored;
-      return PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, &changed);
-    }();
-    if (changed) Notify(s);
-    return st;
+      expires_at = e.expires_at;
+      pinned = e.pinned;
+    }
+    const long double next = current + delta;
+    if (std::isnan(next) || std::isinf(next)) return Status::kNanOrInfinity;
+    Prepared p;
+    p.stored = FormatLongDouble(next);
+    p.original_size = p.stored.size();
+    *result = p.stored;
+    return PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, changed);
   });
 }
 

@@ -32,7 +32,7 @@ size_t Store::Impl::Sweep(size_t budget, bool* more) {
     Shard& s = shards_[i];
     size_t removed = 0;
     {
-      WriterLock l(&s.mu);
+      ShardWrite w(&s);
       const int64_t now = clock_->NowMs();
       while (!s.ttl.empty() && s.ttl.begin()->at <= now) {
         if (removed == budget) {
@@ -44,8 +44,8 @@ size_t Store::Impl::Sweep(size_t budget, bool* more) {
         ++removed;
       }
       CollectTombstonesLocked(s, now);
+      w.changed = removed > 0;
     }
-    if (removed > 0) Notify(s);
     total += removed;
   }
   return total;
@@ -53,12 +53,8 @@ size_t Store::Impl::Sweep(size_t budget, bool* more) {
 
 void Store::Impl::ReapIfExpired(const HashedKey& hk) const {
   Shard& s = ShardFor(hk);
-  bool changed = false;
-  {
-    WriterLock l(&s.mu);
-    const_cast<Impl*>(this)->FindLiveForWriteLocked(s, hk, clock_->NowMs(), &changed);
-  }
-  if (changed) Notify(s);
+  ShardWrite w(&s);
+  const_cast<Impl*>(this)->FindLiveForWriteLocked(s, hk, clock_->NowMs(), &w.changed);
 }
 
 void Store::Impl::SweepLoop() {
