@@ -188,22 +188,16 @@ Status Store::IncrByLocal(std::string_view key, int64_t delta, int64_t* result) 
 }
 
 Status Store::GetFromOwner(std::string_view key, std::string* value) const {
-  if (Replicator* r = impl_->options().replicator; r != nullptr) {
-    Routed<GetReply> routed;
-    const Status st = OomGuard(Status::kOutOfMemory, [&] {
-      routed = r->RouteGet(key);
-      return Status::kOk;
-    });
-    if (st != Status::kOk) return st;
-    switch (routed.where) {
-      case Routed<GetReply>::Where::kLocal: break;
-      case Routed<GetReply>::Where::kOwner:
-        if (routed.outcome.status == Status::kOk) *value = std::move(routed.outcome.value);
-        return routed.outcome.status;
-      case Routed<GetReply>::Where::kOwnerUnreachable: return Status::kOwnerUnreachable;
-    }
-  }
-  return Get(key, value);
+  return OomGuard(Status::kOutOfMemory, [&] {
+    return Route(
+        impl_->options().replicator, [&](Replicator& r) { return r.RouteGet(key); },
+        Status::kOwnerUnreachable,
+        [&](GetReply& reply) {
+          if (reply.status == Status::kOk) *value = std::move(reply.value);
+          return reply.status;
+        },
+        [&] { return Get(key, value); });
+  });
 }
 
 Status Store::SetWith(std::string_view key, std::string_view value, const SetOptions& options,

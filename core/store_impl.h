@@ -32,6 +32,25 @@
 
 namespace ephpm {
 
+// Where a decision is made (invariant 3 in docs/ARCHITECTURE.md): with a
+// replicator, asks it (`ask`) and, when the key's owner decided, returns
+// owner(its reply); an owner that could not be asked is `unreachable`,
+// never replaced by a local guess.  Without a replicator, or when it says
+// this node decides, returns local().
+template <typename Result, typename Ask, typename Owner, typename Local>
+Result Route(Replicator* replicator, Ask ask, Result unreachable, Owner owner, Local local) {
+  if (replicator != nullptr) {
+    auto routed = ask(*replicator);
+    using Where = typename decltype(routed)::Where;
+    switch (routed.where) {
+      case Where::kLocal: break;
+      case Where::kOwner: return owner(routed.outcome);
+      case Where::kOwnerUnreachable: return unreachable;
+    }
+  }
+  return local();
+}
+
 class Store::Impl {
  public:
   explicit Impl(const StoreOptions& o);
@@ -45,21 +64,12 @@ class Store::Impl {
   Status GetIntoBuffer(std::string_view key, char* buf, size_t capacity, uint64_t* length) const;
   Status Set(std::string_view key, std::string_view value, int64_t ttl_ms);
 
-  // A decision that may be made elsewhere: asks the replicator where
-  // (`ask`), and decides here with `local` only when it says so.  An owner
-  // that could not be asked is reported as such, never replaced by a local
-  // guess.  Every outcome enum here has a kOwnerUnreachable.
+  // A lock decision (see Route), whose owner's reply is the outcome itself.
+  // Every outcome enum here has a kOwnerUnreachable.
   template <typename Outcome, typename Ask, typename Local>
   Outcome Decided(Ask ask, Local local) {
-    if (options_.replicator != nullptr) {
-      const Routed<Outcome> r = ask(*options_.replicator);
-      switch (r.where) {
-        case Routed<Outcome>::Where::kLocal: break;
-        case Routed<Outcome>::Where::kOwner: return r.outcome;
-        case Routed<Outcome>::Where::kOwnerUnreachable: return Outcome::kOwnerUnreachable;
-      }
-    }
-    return local();
+    return Route(options_.replicator, ask, Outcome::kOwnerUnreachable,
+                 [](const Outcome& o) { return o; }, local);
   }
 
   SetNxOutcome SetNx(std::string_view key, std::string_view value, int64_t ttl_ms);

@@ -153,17 +153,14 @@ ExpireIfGuardEqOutcome Store::Impl::ExpireIfGuardEqLocal(std::string_view guard_
 }
 
 Status Store::Impl::IncrBy(std::string_view key, int64_t delta, int64_t* result) {
-  if (options_.replicator != nullptr) {
-    const Routed<IncrByReply> r = options_.replicator->RouteIncrBy(key, delta);
-    switch (r.where) {
-      case Routed<IncrByReply>::Where::kLocal: break;
-      case Routed<IncrByReply>::Where::kOwner:
-        if (r.outcome.status == Status::kOk) *result = r.outcome.value;
-        return r.outcome.status;
-      case Routed<IncrByReply>::Where::kOwnerUnreachable: return Status::kOwnerUnreachable;
-    }
-  }
-  return IncrByLocal(key, delta, result);
+  return Route(
+      options_.replicator, [&](Replicator& r) { return r.RouteIncrBy(key, delta); },
+      Status::kOwnerUnreachable,
+      [&](const IncrByReply& reply) {
+        if (reply.status == Status::kOk) *result = reply.value;
+        return reply.status;
+      },
+      [&] { return IncrByLocal(key, delta, result); });
 }
 
 Store::Impl::Guard Store::Impl::GuardHoldsLocked(Shard& g, const HashedKey& hg, std::string_view token, int64_t now,
