@@ -120,8 +120,7 @@ Status Store::Impl::HDel(std::string_view key, const std::vector<std::string_vie
         if (*removed == 0) return Status::kOk;
         *changed = true;
         if (e.hash->empty()) {  // the last field takes the key with it
-          RemoveLocked(s, it);
-          PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+          DeleteLocked(s, it, key);
           return Status::kOk;
         }
         Release(e.mem_size - freed, e.mem_size);

@@ -381,6 +381,20 @@ class Store::Impl {
     s.map.erase(it);
   }
 
+  // Removes the live entry at `it`, whose key is `key`, and publishes the
+  // deletion.  The caller notifies.
+  void DeleteLocked(Shard& s, Map::iterator it, std::string_view key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    RemoveLocked(s, it);
+    PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+  }
+
+  // Gives the live entry at `it` of `key` the expiry at_ms and publishes
+  // it; a time already past (at_ms <= now) deletes it instead, as in Redis.
+  // Sets *changed when it did either.
+  Status ExpireAtLocked(Shard& s, Map::iterator it, std::string_view key, int64_t at_ms,
+                        int64_t now, bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
   // Removes the expired entry at `it`.  With a replicator the key keeps a
   // tombstone with the entry's stamp: its expiry is absolute, so every node
   // removes it too, and an older write arriving later must not revive it.
@@ -474,6 +488,14 @@ class Store::Impl {
   // bad_alloc decoding a compressed guard (the Store API turns it into
   // kOutOfMemory; nothing has changed by then).
   enum class Guard { kHolds, kNotMatched, kWrongType };
+  // When guard `g` does not hold, sets *refused to what the fenced
+  // operation answers (its kNotMatched or kWrongType) and returns true.
+  template <typename Outcome>
+  static bool GuardRefuses(Guard g, Outcome* refused) {
+    if (g == Guard::kHolds) return false;
+    *refused = g == Guard::kWrongType ? Outcome::kWrongType : Outcome::kNotMatched;
+    return true;
+  }
   Guard GuardHoldsLocked(Shard& g, const HashedKey& hg, std::string_view token, int64_t now,
                          bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(g.mu);
   SetIfEqOutcome SetIfEqLocked(Shard& g, Shard& s, const HashedKey& hg, const HashedKey& hk,
@@ -561,6 +583,15 @@ class Store::Impl {
     // A frame this store wrote fails to decode only when zstd cannot
     // allocate its context.
     return ZstdDecompress(stored, out, original_size) ? Status::kOk : Status::kOutOfMemory;
+  }
+
+  // The same into *out, resized to the value's length.
+  static Status EmitString(std::string_view stored, bool compressed, uint64_t original_size,
+                           std::string* out) {
+    return Emit(stored, compressed, original_size, [out](size_t n) {
+      out->resize(n);
+      return out->data();
+    });
   }
 
   // Whether the string entry `e` equals `token`.  A compressed entry is

@@ -17,8 +17,7 @@ Status Store::Impl::Del(std::string_view key, int64_t* removed) {
         auto it = FindLiveForWriteLocked(s, hk, now, changed);
         *removed = it != s.map.end() ? 1 : 0;
         if (*removed == 1) {
-          RemoveLocked(s, it);
-          PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+          DeleteLocked(s, it, key);
           *changed = true;
         }
         return Status::kOk;
@@ -50,20 +49,24 @@ Status Store::Impl::ExpireAt(std::string_view key, int64_t at_ms, bool* applied)
         auto it = FindLiveForWriteLocked(s, hk, now, changed);
         *applied = it != s.map.end();
         if (!*applied) return Status::kOk;
-        if (at_ms <= now) {  // a time already past deletes, as in Redis
-          RemoveLocked(s, it);
-          PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
-          *changed = true;
-          return Status::kOk;
-        }
-        const Status r = SetExpiryLocked(s, it, at_ms);
-        if (r == Status::kOk) {
-          PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
-          *changed = true;
-        }
-        return r;
+        return ExpireAtLocked(s, it, key, at_ms, now, changed);
       });
   return st;
+}
+
+Status Store::Impl::ExpireAtLocked(Shard& s, Map::iterator it, std::string_view key, int64_t at_ms,
+                                   int64_t now, bool* changed) {
+  if (at_ms <= now) {  // a time already past deletes, as in Redis
+    DeleteLocked(s, it, key);
+    *changed = true;
+    return Status::kOk;
+  }
+  const Status r = SetExpiryLocked(s, it, at_ms);
+  if (r == Status::kOk) {
+    PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
+    *changed = true;
+  }
+  return r;
 }
 
 Status Store::Impl::Persist(std::string_view key, bool* applied) {
@@ -191,15 +194,8 @@ Status Store::Impl::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned con
         if ((conditions & kExpireGt) && (current == 0 || at_ms <= current)) return Status::kOk;
         if ((conditions & kExpireLt) && current != 0 && at_ms >= current) return Status::kOk;
         *applied = true;
-        *changed = true;
-        if (at_ms <= now) {
-          RemoveLocked(s, it);
-          PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
-          return Status::kOk;
-        }
-        const Status r = SetExpiryLocked(s, it, at_ms);
-        if (r == Status::kOk) PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
-        return r;
+        *changed = true;  // even when the index node cannot be allocated
+        return ExpireAtLocked(s, it, key, at_ms, now, changed);
       });
   return st;
 }
@@ -317,10 +313,7 @@ Status Store::Impl::WaitForChange(std::string_view key, uint64_t last_version, i
   s.waiters.fetch_sub(1, std::memory_order_seq_cst);
 
   if (!r->found) return Status::kOk;
-  return Emit(frame, compressed, original_size, [r](size_t n) {
-    r->value.resize(n);
-    return r->value.data();
-  });
+  return EmitString(frame, compressed, original_size, &r->value);
 }
 
 Status Store::Impl::Inspect(std::string_view key, EntryInfo* info) const {

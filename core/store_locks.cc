@@ -51,8 +51,7 @@ DelIfEqOutcome Store::Impl::DelIfEqLocal(std::string_view key, std::string_view 
         if (it == s.map.end()) return DelIfEqOutcome::kNotMatched;
         if (it->second.type != ValueType::kString) return DelIfEqOutcome::kWrongType;
         if (!EqualsLocked(it->second, token)) return DelIfEqOutcome::kNotMatched;
-        RemoveLocked(s, it);
-        PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+        DeleteLocked(s, it, key);
         *changed = true;
         return DelIfEqOutcome::kDeleted;
       });
@@ -100,18 +99,11 @@ DelIfGuardEqOutcome Store::Impl::DelIfGuardEqLocal(std::string_view guard_key,
   // write locks: the guard cannot change hands between them.
   PairWrite w(this, &g, &s);
   const int64_t now = clock_->NowMs();
-  switch (GuardHoldsLocked(g, hg, token, now, &w.changed_a)) {
-    case Guard::kHolds:
-      break;
-    case Guard::kNotMatched:
-      return DelIfGuardEqOutcome::kNotMatched;
-    case Guard::kWrongType:
-      return DelIfGuardEqOutcome::kWrongType;
-  }
+  DelIfGuardEqOutcome refused{};
+  if (GuardRefuses(GuardHoldsLocked(g, hg, token, now, &w.changed_a), &refused)) return refused;
   auto it = FindLiveForWriteLocked(s, hk, now, &w.changed_b);
   if (it == s.map.end()) return DelIfGuardEqOutcome::kAbsent;
-  RemoveLocked(s, it);
-  PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+  DeleteLocked(s, it, key);
   w.changed_b = true;
   return DelIfGuardEqOutcome::kDeleted;
 }
@@ -136,14 +128,8 @@ ExpireIfGuardEqOutcome Store::Impl::ExpireIfGuardEqLocal(std::string_view guard_
   const int64_t now = clock_->NowMs();
   int64_t at = 0;
   if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &at)) return ExpireIfGuardEqOutcome::kInvalidArgument;
-  switch (GuardHoldsLocked(g, hg, token, now, &w.changed_a)) {
-    case Guard::kHolds:
-      break;
-    case Guard::kNotMatched:
-      return ExpireIfGuardEqOutcome::kNotMatched;
-    case Guard::kWrongType:
-      return ExpireIfGuardEqOutcome::kWrongType;
-  }
+  ExpireIfGuardEqOutcome refused{};
+  if (GuardRefuses(GuardHoldsLocked(g, hg, token, now, &w.changed_a), &refused)) return refused;
   auto it = FindLiveForWriteLocked(s, hk, now, &w.changed_b);
   if (it == s.map.end()) return ExpireIfGuardEqOutcome::kAbsent;
   if (SetExpiryLocked(s, it, at) != Status::kOk) return ExpireIfGuardEqOutcome::kOutOfMemory;
@@ -179,11 +165,8 @@ SetIfEqOutcome Store::Impl::SetIfEqLocked(Shard& g, Shard& s, const HashedKey& h
   if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
     return SetIfEqOutcome::kInvalidArgument;
   }
-  switch (GuardHoldsLocked(g, hg, token, now, changed_g)) {
-    case Guard::kHolds: break;
-    case Guard::kNotMatched: return SetIfEqOutcome::kNotMatched;
-    case Guard::kWrongType: return SetIfEqOutcome::kWrongType;
-  }
+  SetIfEqOutcome refused{};
+  if (GuardRefuses(GuardHoldsLocked(g, hg, token, now, changed_g), &refused)) return refused;
   auto it = FindLiveForWriteLocked(s, hk, now, changed_s);
   if (PutLocked(s, it, hk, p, expires_at, /*pinned=*/false, now, shortfall, changed_s) !=
       Status::kOk) {

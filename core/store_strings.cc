@@ -155,10 +155,7 @@ Status Store::Impl::SetWith(std::string_view key, std::string_view value, const 
     return put;
   });
   if (st == Status::kOk && r->had_old) {
-    return Emit(frame, old_compressed, old_size, [r](size_t n) {
-      r->old.resize(n);
-      return r->old.data();
-    });
+    return EmitString(frame, old_compressed, old_size, &r->old);
   }
   return st;
 }
@@ -217,16 +214,12 @@ Status Store::Impl::GetDel(std::string_view key, std::string* value) {
         TrackCompressedLocked(s, e, false);
         e.compressed = false;
         frame = std::move(e.value);
-        RemoveLocked(s, it);
-        PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+        DeleteLocked(s, it, key);
         *changed = true;
         return Status::kOk;
       });
   if (st != Status::kOk) return st;
-  return Emit(frame, compressed, size, [value](size_t n) {
-    value->resize(n);
-    return value->data();
-  });
+  return EmitString(frame, compressed, size, value);
 }
 
 Status Store::Impl::GetEx(std::string_view key, SetOptions::Expiry expiry, int64_t at_ms,
@@ -245,8 +238,7 @@ Status Store::Impl::GetEx(std::string_view key, SetOptions::Expiry expiry, int64
         compressed = it->second.compressed;
         size = it->second.original_size;
         if (expiry == SetOptions::Expiry::kAt && at_ms <= now) {
-          RemoveLocked(s, it);
-          PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+          DeleteLocked(s, it, key);
           *changed = true;
         } else if (expiry != SetOptions::Expiry::kKeep) {
           const int64_t target = expiry == SetOptions::Expiry::kAt ? at_ms : 0;
@@ -260,10 +252,7 @@ Status Store::Impl::GetEx(std::string_view key, SetOptions::Expiry expiry, int64
         return Status::kOk;
       });
   if (st != Status::kOk) return st;
-  return Emit(frame, compressed, size, [value](size_t n) {
-    value->resize(n);
-    return value->data();
-  });
+  return EmitString(frame, compressed, size, value);
 }
 
 template <typename Edit>
@@ -292,10 +281,7 @@ Status Store::Impl::EditString(std::string_view key, Edit edit, int64_t* length)
         }
       }
       if (exists) {
-        const Status st = Emit(frame, compressed, size, [&current](size_t n) {
-          current.resize(n);
-          return current.data();
-        });
+        const Status st = EmitString(frame, compressed, size, &current);
         if (st != Status::kOk) return st;
       }
     }
