@@ -44,12 +44,12 @@ bool DecodeHash(std::string_view in, HashFields* out) {
 }
 
 void Store::Impl::RaiseFlushStamp(Stamp stamp) {
-  std::lock_guard<std::mutex> l(flush_mu_);
+  MutexLock l(&flush_mu_);
   if (flush_stamp_ < stamp) flush_stamp_ = stamp;
 }
 
 Stamp Store::Impl::FlushStamp() const {
-  std::lock_guard<std::mutex> l(flush_mu_);
+  MutexLock l(&flush_mu_);
   return flush_stamp_;
 }
 

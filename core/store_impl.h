@@ -6,6 +6,14 @@
 //
 // Thread-safe: each operation takes the locks it needs.  A helper named
 // ...Locked expects the shard lock its annotation names.
+//
+// Lock order: shard locks in index order (PairWrite, MultiLock), never
+// another shard's out of order.  Under a shard lock the store may take
+// flush_mu_ (ApplyReplicated reads the flush stamp) and call into the
+// Replicator (PublishLocked: NextStamp, Tentative, Publish), which must
+// not call back into the store.  A shard's wait_mu is taken only after
+// its lock is released (ShardWrite, PairWrite), and sweep_mu_ never with
+// a shard lock held.
 
 #ifndef EPHPM_CORE_STORE_IMPL_H_
 #define EPHPM_CORE_STORE_IMPL_H_
@@ -28,6 +36,7 @@
 #include "absl/functional/function_ref.h"
 #include "compression.h"
 #include "ephpm/store.h"
+#include "mutex.h"
 #include "shard.h"
 
 namespace ephpm {
@@ -628,6 +637,7 @@ class Store::Impl {
   // Returns the bytes freed; 0 when the shard holds nothing evictable.
   uint64_t EvictOneFrom(Shard& s);
   void SweepLoop();
+
   const StoreOptions options_;
   const Clock* const clock_;
   const size_t shard_mask_;
@@ -638,8 +648,9 @@ class Store::Impl {
   std::atomic<uint64_t> pinned_used_{0};
   std::atomic<uint64_t> tombstone_used_{0};
   std::atomic<size_t> next_evict_shard_{0};
-  mutable std::mutex flush_mu_;
-  Stamp flush_stamp_;  // guarded by flush_mu_: the newest flush seen (replication)
+
+  mutable Mutex flush_mu_;
+  Stamp flush_stamp_ ABSL_GUARDED_BY(flush_mu_);  // the newest flush seen (replication)
 
   std::mutex sweep_mu_;
   std::condition_variable sweep_cv_;
