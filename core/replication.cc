@@ -43,6 +43,27 @@ bool DecodeHash(std::string_view in, HashFields* out) {
   return true;
 }
 
+namespace {
+
+// Describes entry `e` in *m: all but the mutation's kind, key and stamp.  A
+// hash's fields are encoded into *encoded, which m->value then refers to.
+void DescribeEntry(const Entry& e, Mutation* m, std::string* encoded) {
+  m->type = e.type;
+  if (e.type == ValueType::kHash) {
+    *encoded = EncodeHash(*e.hash);
+    m->value = *encoded;
+  } else {
+    m->value = e.value;
+  }
+  m->compressed = e.compressed;
+  m->original_size = e.original_size;
+  m->expires_at_ms = e.expires_at;
+  m->version = e.version;
+  m->pinned = e.pinned;
+}
+
+}  // namespace
+
 void Store::Impl::RaiseFlushStamp(Stamp stamp) {
   MutexLock l(&flush_mu_);
   if (flush_stamp_ < stamp) flush_stamp_ = stamp;
@@ -177,20 +198,9 @@ void Store::Impl::ForEachForSync(absl::FunctionRef<void(const Mutation&)> fn) co
       Mutation m;
       m.kind = Mutation::Kind::kSet;
       m.key = k;
-      m.type = e.type;
       std::string encoded;
-      if (e.type == ValueType::kHash) {
-        encoded = EncodeHash(*e.hash);
-        m.value = encoded;
-      } else {
-        m.value = e.value;
-      }
-      m.compressed = e.compressed;
-      m.original_size = e.original_size;
-      m.expires_at_ms = e.expires_at;
-      m.version = e.version;
+      DescribeEntry(e, &m, &encoded);
       m.stamp = e.stamp;
-      m.pinned = e.pinned;
       fn(m);
     }
     for (const auto& [k, t] : s.tombstones) {
@@ -235,18 +245,7 @@ void Store::Impl::PublishLocked(Shard& s, Mutation::Kind kind, std::string_view 
   if (e != nullptr) {
     e->stamp = m.stamp;
     e->tentative = tentative;
-    m.type = e->type;
-    if (e->type == ValueType::kHash) {
-      encoded = EncodeHash(*e->hash);
-      m.value = encoded;
-    } else {
-      m.value = e->value;
-    }
-    m.compressed = e->compressed;
-    m.original_size = e->original_size;
-    m.expires_at_ms = e->expires_at;
-    m.version = e->version;
-    m.pinned = e->pinned;
+    DescribeEntry(*e, &m, &encoded);
     ForgetTombstoneLocked(s, key);
   } else if (kind == Mutation::Kind::kDelete) {
     TombstoneLocked(s, key, m.stamp, clock_->NowMs(), tentative);
