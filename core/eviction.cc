@@ -5,7 +5,7 @@
 namespace ephpm {
 
 bool Store::Impl::Reserve(uint64_t new_mem, uint64_t old_mem, bool force, uint64_t* shortfall,
-             uint64_t old_pinned) {
+                          uint64_t old_pinned) {
   if (new_mem <= old_mem) return true;
   const uint64_t delta = new_mem - old_mem;
   const uint64_t limit = options_.memory_limit;

@@ -254,7 +254,7 @@ void Store::Impl::PublishLocked(Shard& s, Mutation::Kind kind, std::string_view 
 }
 
 void Store::Impl::TombstoneLocked(Shard& s, std::string_view key, Stamp stamp, int64_t now,
-                     bool tentative) {
+                                  bool tentative) {
   if (options_.replicator == nullptr) return;
   try {
     auto [t, inserted] =

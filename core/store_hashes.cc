@@ -10,8 +10,8 @@
 namespace ephpm {
 
 Status Store::Impl::HSet(std::string_view key,
-            const std::vector<std::pair<std::string_view, std::string_view>>& fields,
-            bool only_if_absent, int64_t* added) {
+                         const std::vector<std::pair<std::string_view, std::string_view>>& fields,
+                         bool only_if_absent, int64_t* added) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   for (const auto& [f, v] : fields) {
     if (!ValueOk(f) || !ValueOk(v)) return Status::kInvalidArgument;
@@ -56,7 +56,7 @@ Status Store::Impl::HGet(std::string_view key, std::string_view field, std::stri
 }
 
 Status Store::Impl::HMGet(std::string_view key, const std::vector<std::string_view>& fields,
-             std::vector<std::optional<std::string>>* values) const {
+                          std::vector<std::optional<std::string>>* values) const {
   values->assign(fields.size(), std::nullopt);
   return ReadHash(key, [&](const HashFields* h) {
     if (h == nullptr) return;
@@ -68,7 +68,7 @@ Status Store::Impl::HMGet(std::string_view key, const std::vector<std::string_vi
 }
 
 Status Store::Impl::HGetAll(std::string_view key,
-               std::vector<std::pair<std::string, std::string>>* fields) const {
+                            std::vector<std::pair<std::string, std::string>>* fields) const {
   fields->clear();
   return ReadHash(key, [&](const HashFields* h) {
     if (h == nullptr) return;
@@ -99,7 +99,7 @@ Status Store::Impl::HStrLen(std::string_view key, std::string_view field, int64_
 }
 
 Status Store::Impl::HDel(std::string_view key, const std::vector<std::string_view>& fields,
-            int64_t* removed) {
+                         int64_t* removed) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
   *removed = 0;
@@ -154,7 +154,8 @@ Status Store::Impl::HUpdateField(std::string_view key, std::string_view field, U
   });
 }
 
-Status Store::Impl::HIncrBy(std::string_view key, std::string_view field, int64_t delta, int64_t* result) {
+Status Store::Impl::HIncrBy(std::string_view key, std::string_view field, int64_t delta,
+                            int64_t* result) {
   return HUpdateField(key, field, [&](const std::string* current, std::string* next) {
     int64_t v = 0;
     if (current != nullptr && !ParseInt64(*current, &v)) return Status::kNotInteger;
@@ -165,7 +166,7 @@ Status Store::Impl::HIncrBy(std::string_view key, std::string_view field, int64_
 }
 
 Status Store::Impl::HIncrByFloat(std::string_view key, std::string_view field, long double delta,
-                    std::string* result) {
+                                 std::string* result) {
   return HUpdateField(key, field, [&](const std::string* current, std::string* next) {
     long double v = 0;
     if (current != nullptr && !ParseLongDouble(*current, &v)) return Status::kNotFloat;
@@ -177,10 +178,10 @@ Status Store::Impl::HIncrByFloat(std::string_view key, std::string_view field, l
   });
 }
 
-Status Store::Impl::HSetLocked(Shard& s, Map::iterator it, const HashedKey& hk,
-                  const std::vector<std::pair<std::string_view, std::string_view>>& fields,
-                  bool only_if_absent, int64_t now, int64_t* added, uint64_t* shortfall,
-                  bool* changed) {
+Status Store::Impl::HSetLocked(
+    Shard& s, Map::iterator it, const HashedKey& hk,
+    const std::vector<std::pair<std::string_view, std::string_view>>& fields, bool only_if_absent,
+    int64_t now, int64_t* added, uint64_t* shortfall, bool* changed) {
   *added = 0;
   const bool exists = it != s.map.end();
   const HashFields* h = exists ? it->second.hash.get() : nullptr;

@@ -167,7 +167,7 @@ void Store::Impl::ClearShards() {
 }
 
 Status Store::Impl::Rename(std::string_view src, std::string_view dst, bool only_if_absent,
-              bool* renamed) {
+                           bool* renamed) {
   if (!KeyOk(src) || !KeyOk(dst)) return Status::kInvalidArgument;
   const HashedKey hs = HashKey(src), hd = HashKey(dst);
   Shard& a = ShardFor(hs);
@@ -180,7 +180,8 @@ Status Store::Impl::Rename(std::string_view src, std::string_view dst, bool only
   });
 }
 
-Status Store::Impl::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions, bool* applied) {
+Status Store::Impl::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions,
+                               bool* applied) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
   const Status st = Mutate<Status>(
@@ -225,8 +226,8 @@ Status Store::Impl::RandomKey(std::string* key) const {
 }
 
 Status Store::Impl::Scan(uint64_t cursor, std::string_view pattern, size_t count,
-            std::optional<ValueType> type, std::vector<std::string>* keys,
-            uint64_t* next) const {
+                         std::optional<ValueType> type, std::vector<std::string>* keys,
+                         uint64_t* next) const {
   // The cursor is the index of the next shard to visit.  Shards are
   // visited whole, so a key present for the whole walk is met exactly
   // once however the tables grow or shrink between steps.
@@ -255,7 +256,7 @@ Status Store::Impl::Scan(uint64_t cursor, std::string_view pattern, size_t count
 }
 
 Status Store::Impl::WaitForChange(std::string_view key, uint64_t last_version, int64_t timeout_ms,
-                     WaitResult* r) const {
+                                  WaitResult* r) const {
   if (!KeyOk(key) || timeout_ms < 0) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
   Shard& s = ShardFor(hk);
@@ -410,7 +411,8 @@ Status Store::Impl::SetExpiryLocked(Shard& s, Map::iterator it, int64_t at_ms) {
 }
 
 Status Store::Impl::RenameLocked(Shard& a, Shard& b, const HashedKey& hs, const HashedKey& hd,
-                    bool only_if_absent, bool* renamed, uint64_t* shortfall, bool* changed) {
+                                 bool only_if_absent, bool* renamed, uint64_t* shortfall,
+                                 bool* changed) {
   const int64_t now = clock_->NowMs();
   FindLiveForWriteLocked(a, hs, now, changed);
   auto dst = FindLiveForWriteLocked(b, hd, now, changed);

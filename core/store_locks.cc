@@ -58,7 +58,7 @@ DelIfEqOutcome Store::Impl::DelIfEqLocal(std::string_view key, std::string_view 
 }
 
 SetIfEqOutcome Store::Impl::SetIfEq(std::string_view guard_key, std::string_view token,
-                       std::string_view key, std::string_view value, int64_t ttl_ms) {
+                                    std::string_view key, std::string_view value, int64_t ttl_ms) {
   return Decided<SetIfEqOutcome>(
       [&](Replicator& r) { return r.RouteSetIfEq(guard_key, token, key, value, ttl_ms); },
       [&] { return SetIfEqLocal(guard_key, token, key, value, ttl_ms); });
@@ -81,7 +81,7 @@ SetIfEqOutcome Store::Impl::SetIfEqLocal(std::string_view guard_key, std::string
 }
 
 DelIfGuardEqOutcome Store::Impl::DelIfGuardEq(std::string_view guard_key, std::string_view token,
-                                 std::string_view key) {
+                                              std::string_view key) {
   return Decided<DelIfGuardEqOutcome>(
       [&](Replicator& r) { return r.RouteDelIfGuardEq(guard_key, token, key); },
       [&] { return DelIfGuardEqLocal(guard_key, token, key); });
@@ -108,8 +108,9 @@ DelIfGuardEqOutcome Store::Impl::DelIfGuardEqLocal(std::string_view guard_key,
   return DelIfGuardEqOutcome::kDeleted;
 }
 
-ExpireIfGuardEqOutcome Store::Impl::ExpireIfGuardEq(std::string_view guard_key, std::string_view token,
-                                       std::string_view key, int64_t ttl_ms) {
+ExpireIfGuardEqOutcome Store::Impl::ExpireIfGuardEq(std::string_view guard_key,
+                                                    std::string_view token, std::string_view key,
+                                                    int64_t ttl_ms) {
   return Decided<ExpireIfGuardEqOutcome>(
       [&](Replicator& r) { return r.RouteExpireIfGuardEq(guard_key, token, key, ttl_ms); },
       [&] { return ExpireIfGuardEqLocal(guard_key, token, key, ttl_ms); });
@@ -149,17 +150,19 @@ Status Store::Impl::IncrBy(std::string_view key, int64_t delta, int64_t* result)
       [&] { return IncrByLocal(key, delta, result); });
 }
 
-Store::Impl::Guard Store::Impl::GuardHoldsLocked(Shard& g, const HashedKey& hg, std::string_view token, int64_t now,
-                       bool* changed) {
+Store::Impl::Guard Store::Impl::GuardHoldsLocked(Shard& g, const HashedKey& hg,
+                                                 std::string_view token, int64_t now,
+                                                 bool* changed) {
   auto guard = FindLiveForWriteLocked(g, hg, now, changed);
   if (guard == g.map.end()) return Guard::kNotMatched;
   if (guard->second.type != ValueType::kString) return Guard::kWrongType;
   return EqualsLocked(guard->second, token) ? Guard::kHolds : Guard::kNotMatched;
 }
 
-SetIfEqOutcome Store::Impl::SetIfEqLocked(Shard& g, Shard& s, const HashedKey& hg, const HashedKey& hk,
-                             std::string_view token, Prepared* p, int64_t ttl_ms,
-                             uint64_t* shortfall, bool* changed_g, bool* changed_s) {
+SetIfEqOutcome Store::Impl::SetIfEqLocked(Shard& g, Shard& s, const HashedKey& hg,
+                                          const HashedKey& hk, std::string_view token, Prepared* p,
+                                          int64_t ttl_ms, uint64_t* shortfall, bool* changed_g,
+                                          bool* changed_s) {
   const int64_t now = clock_->NowMs();
   int64_t expires_at = 0;
   if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {

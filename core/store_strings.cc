@@ -41,7 +41,8 @@ Status Store::Impl::GetInto(std::string_view key, absl::FunctionRef<char*(size_t
   return Emit(frame, true, original_size, alloc);
 }
 
-Status Store::Impl::GetIntoBuffer(std::string_view key, char* buf, size_t capacity, uint64_t* length) const {
+Status Store::Impl::GetIntoBuffer(std::string_view key, char* buf, size_t capacity,
+                                  uint64_t* length) const {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
   Shard& s = ShardFor(hk);
@@ -119,7 +120,7 @@ Status Store::Impl::IncrByLocal(std::string_view key, int64_t delta, int64_t* re
 }
 
 Status Store::Impl::SetWith(std::string_view key, std::string_view value, const SetOptions& o,
-               SetResult* r) {
+                            SetResult* r) {
   if (!KeyOk(key) || !ValueOk(value)) return Status::kInvalidArgument;
   Prepared p = Prepare(value);
   const HashedKey hk = HashKey(key);
@@ -161,7 +162,7 @@ Status Store::Impl::SetWith(std::string_view key, std::string_view value, const 
 }
 
 Status Store::Impl::MSet(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
-            bool only_if_none_exist, bool* written) {
+                         bool only_if_none_exist, bool* written) {
   *written = false;
   // The last value of a repeated key wins, as in Redis.
   std::vector<size_t> order;  // indexes into pairs, one per distinct key
@@ -223,7 +224,7 @@ Status Store::Impl::GetDel(std::string_view key, std::string* value) {
 }
 
 Status Store::Impl::GetEx(std::string_view key, SetOptions::Expiry expiry, int64_t at_ms,
-             std::string* value) {
+                          std::string* value) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
   std::string frame;
@@ -326,7 +327,7 @@ Status Store::Impl::Append(std::string_view key, std::string_view value, int64_t
 }
 
 Status Store::Impl::SetRange(std::string_view key, uint64_t offset, std::string_view value,
-                int64_t* length) {
+                             int64_t* length) {
   return EditString(key,
                     [&](bool exists, const std::string& current, std::string* next,
                         bool* store) {
@@ -380,8 +381,8 @@ Status Store::Impl::IncrByFloat(std::string_view key, long double delta, std::st
 }
 
 Status Store::Impl::MSetLocked(const std::vector<HashedKey>& keys, std::vector<Prepared>* values,
-                  const std::vector<Shard*>& shards, bool only_if_none_exist, bool* written,
-                  uint64_t* shortfall, std::vector<Shard*>* changed) {
+                               const std::vector<Shard*>& shards, bool only_if_none_exist,
+                               bool* written, uint64_t* shortfall, std::vector<Shard*>* changed) {
   const int64_t now = clock_->NowMs();
   const size_t n = keys.size();
   for (size_t i = 0; i < n; ++i) {
