@@ -17,21 +17,21 @@ SetNxOutcome Store::Impl::SetNxLocal(std::string_view key, std::string_view valu
   if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0) return SetNxOutcome::kInvalidArgument;
   Prepared p = Prepare(value);
   const HashedKey hk = HashKey(key);
-  return Mutate<SetNxOutcome>(hk, [&](Shard& s, int64_t now, bool* changed, uint64_t* shortfall)
-                                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
-                                        int64_t expires_at = 0;
-                                        if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
-                                          return SetNxOutcome::kInvalidArgument;
-                                        }
-                                        auto it = FindLiveForWriteLocked(s, hk, now, changed);
-                                        if (it != s.map.end()) return SetNxOutcome::kExists;
-                                        // With a TTL this is a lock: pinned until it expires or is
-                                        // replaced.
-                                        return PutLocked(s, it, hk, &p, expires_at, /*pinned=*/true,
-                                                         now, shortfall, changed) == Status::kOk
-                                                   ? SetNxOutcome::kInserted
-                                                   : SetNxOutcome::kOutOfMemory;
-                                      });
+  return Mutate<SetNxOutcome>(
+      hk, [&](Shard& s, int64_t now, bool* changed,
+              uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        int64_t expires_at = 0;
+        if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
+          return SetNxOutcome::kInvalidArgument;
+        }
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        if (it != s.map.end()) return SetNxOutcome::kExists;
+        // With a TTL this is a lock: pinned until it expires or is replaced.
+        return PutLocked(s, it, hk, &p, expires_at, /*pinned=*/true, now, shortfall, changed) ==
+                       Status::kOk
+                   ? SetNxOutcome::kInserted
+                   : SetNxOutcome::kOutOfMemory;
+      });
 }
 
 DelIfEqOutcome Store::Impl::DelIfEq(std::string_view key, std::string_view token) {
