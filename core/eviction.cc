@@ -1,0 +1,93 @@
+// Memory accounting against the limit (Reserve) and allkeys-lru eviction.
+
+#include "store_impl.h"
+
+namespace ephpm {
+
+bool Store::Impl::Reserve(uint64_t new_mem, uint64_t old_mem, bool force, uint64_t* shortfall,
+                          uint64_t old_pinned) {
+  if (new_mem <= old_mem) return true;
+  const uint64_t delta = new_mem - old_mem;
+  const uint64_t limit = options_.memory_limit;
+  if (limit == 0 || force) {
+    used_.fetch_add(delta, std::memory_order_relaxed);
+    return true;
+  }
+  uint64_t cur = used_.load(std::memory_order_relaxed);
+  do {
+    if (cur + delta > limit) {
+      *shortfall = NeverFits(new_mem, old_pinned) ? kNeverFits : cur + delta - limit;
+      return false;
+    }
+  } while (!used_.compare_exchange_weak(cur, cur + delta, std::memory_order_relaxed));
+  return true;
+}
+
+bool Store::Impl::NeverFits(uint64_t new_mem, uint64_t old_pinned) const {
+  const uint64_t kept = pinned_used_.load(std::memory_order_relaxed) +
+                        tombstone_used_.load(std::memory_order_relaxed);
+  const uint64_t others = kept > old_pinned ? kept - old_pinned : 0;
+  return others + new_mem > options_.memory_limit;
+}
+
+bool Store::Impl::EvictFor(uint64_t bytes) {
+  uint64_t freed = 0;
+  size_t empty_visits = 0;
+  while (freed < bytes && empty_visits <= shard_mask_) {
+    Shard& s = shards_[next_evict_shard_.fetch_add(1, std::memory_order_relaxed) & shard_mask_];
+    const uint64_t got = EvictOneFrom(s);
+    if (got == 0) {
+      ++empty_visits;
+    } else {
+      empty_visits = 0;
+      freed += got;
+    }
+  }
+  return freed > 0;
+}
+
+uint64_t Store::Impl::EvictOneFrom(Shard& s) {
+  uint64_t freed = 0;
+  {
+    ShardWrite w(&s);
+    if (s.map.empty()) return 0;
+    const int64_t now = clock_->NowMs();
+    if (!s.ttl.empty() && s.ttl.begin()->at <= now) {  // the best victim
+      auto it = s.map.find(std::string_view(s.ttl.begin()->key));
+      freed = it->second.mem_size;
+      ExpireLocked(s, it, now);
+    } else {
+      // Nothing here is expired, so every pinned entry is a live lock.
+      if (s.pinned_keys == s.map.size()) return 0;
+      auto it = s.has_evict_cursor ? s.map.find(std::string_view(s.evict_cursor)) : s.map.end();
+      if (it == s.map.end()) it = s.map.begin();
+      auto victim = s.map.end();
+      int64_t oldest = std::numeric_limits<int64_t>::max();
+      size_t sampled = 0;
+      // Locks are stepped over, not counted: the sample is of candidates.
+      for (size_t seen = 0; seen < s.map.size() && sampled < options_.eviction_samples;
+           ++seen) {
+        const Entry& e = it->second;
+        if (!e.pinned) {
+          ++sampled;
+          const int64_t at = e.last_access.load(std::memory_order_relaxed);
+          if (victim == s.map.end() || at < oldest) {
+            oldest = at;
+            victim = it;
+          }
+        }
+        if (++it == s.map.end()) it = s.map.begin();
+      }
+      // The hand moves past the sample; the victim's slot is about to go.
+      s.has_evict_cursor = it != victim;
+      if (s.has_evict_cursor) s.evict_cursor = it->first;
+      freed = victim->second.mem_size;
+      RemoveLocked(s, victim);  // eviction is this node's own decision
+      s.evicted.fetch_add(1, std::memory_order_relaxed);
+    }
+    w.changed = true;
+  }
+  return freed;
+}
+
+}  // namespace ephpm

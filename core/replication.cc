@@ -1,0 +1,292 @@
+// Replication: publishing a change (stamped, under the shard lock), applying
+// a replicated one, tombstones, flush stamps, tentative writes
+// (ConfirmLocal, ForgetLocal) and the full-sync walk.
+
+#include "store_impl.h"
+
+namespace ephpm {
+
+// The replication encoding of a hash (see Mutation::value).
+std::string EncodeHash(const HashFields& h) {
+  std::string out;
+  auto put_len = [&out](size_t n) {
+    const uint32_t v = static_cast<uint32_t>(n);
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  };
+  for (const auto& [f, v] : h) {
+    put_len(f.size());
+    out.append(f);
+    put_len(v.size());
+    out.append(v);
+  }
+  return out;
+}
+
+// The inverse of EncodeHash; false on a malformed encoding.
+bool DecodeHash(std::string_view in, HashFields* out) {
+  auto get_len = [&in](uint32_t* n) {
+    if (in.size() < 4) return false;
+    *n = 0;
+    for (int i = 0; i < 4; ++i) *n |= static_cast<uint32_t>(static_cast<unsigned char>(in[i])) << (8 * i);
+    in.remove_prefix(4);
+    return in.size() >= *n;
+  };
+  while (!in.empty()) {
+    uint32_t fl = 0, vl = 0;
+    if (!get_len(&fl)) return false;
+    std::string field(in.substr(0, fl));
+    in.remove_prefix(fl);
+    if (!get_len(&vl)) return false;
+    (*out)[std::move(field)] = std::string(in.substr(0, vl));
+    in.remove_prefix(vl);
+  }
+  return true;
+}
+
+namespace {
+
+// Describes entry `e` in *m: all but the mutation's kind, key and stamp.  A
+// hash's fields are encoded into *encoded, which m->value then refers to.
+void DescribeEntry(const Entry& e, Mutation* m, std::string* encoded) {
+  m->type = e.type;
+  if (e.type == ValueType::kHash) {
+    *encoded = EncodeHash(*e.hash);
+    m->value = *encoded;
+  } else {
+    m->value = e.value;
+  }
+  m->compressed = e.compressed;
+  m->original_size = e.original_size;
+  m->expires_at_ms = e.expires_at;
+  m->version = e.version;
+  m->pinned = e.pinned;
+}
+
+}  // namespace
+
+void Store::Impl::RaiseFlushStamp(Stamp stamp) {
+  MutexLock l(&flush_mu_);
+  if (flush_stamp_ < stamp) flush_stamp_ = stamp;
+}
+
+Stamp Store::Impl::FlushStamp() const {
+  MutexLock l(&flush_mu_);
+  return flush_stamp_;
+}
+
+void Store::Impl::ClearOlderThan(Stamp stamp) {
+  for (size_t i = 0; i <= shard_mask_; ++i) {
+    Shard& s = shards_[i];
+    {
+      ShardWrite w(&s);
+      for (auto it = s.map.begin(); it != s.map.end();) {
+        auto next = std::next(it);
+        if (it->second.stamp < stamp) {
+          RemoveLocked(s, it);
+          w.changed = true;
+        }
+        it = next;
+      }
+      for (auto it = s.tombstones.begin(); it != s.tombstones.end();) {
+        auto next = std::next(it);
+        if (it->second.stamp < stamp) {
+          AccountTombstone(it->first.size(), false);
+          s.tombstones.erase(it);
+        }
+        it = next;
+      }
+      s.has_evict_cursor = false;
+    }
+  }
+}
+
+bool Store::Impl::ApplyReplicated(const Mutation& m) {
+  if (m.kind == Mutation::Kind::kFlush) {
+    if (!(FlushStamp() < m.stamp)) return false;
+    RaiseFlushStamp(m.stamp);
+    ClearOlderThan(m.stamp);
+    return true;
+  }
+  if (!KeyOk(m.key)) return false;
+  // The new state, built outside the lock.
+  Entry fresh;
+  const bool removal = m.kind == Mutation::Kind::kDelete;
+  if (!removal) {
+    fresh.type = m.type;
+    fresh.expires_at = m.expires_at_ms;
+    if (m.type == ValueType::kHash) {
+      fresh.hash = std::make_unique<HashFields>();
+      if (!DecodeHash(m.value, fresh.hash.get())) return false;
+      uint64_t fields = 0;
+      for (const auto& [f, v] : *fresh.hash) fields += FieldMem(f.size(), v.size());
+      fresh.mem_size = HashEntryMem(m.key.size(), fields, fresh.expires_at != 0);
+    } else {
+      fresh.value.assign(m.value.data(), m.value.size());
+      fresh.compressed = m.compressed;
+      fresh.original_size = m.compressed ? m.original_size : m.value.size();
+      fresh.mem_size = EntryMem(m.key.size(), fresh.value.size(), fresh.expires_at != 0);
+      // The owner's lock is this node's lock too: should this node become
+      // the owner, it must not have evicted it.
+      fresh.pinned = m.pinned && fresh.expires_at != 0;
+    }
+    fresh.stamp = m.stamp;
+  }
+  const HashedKey hk = HashKey(m.key);
+  Shard& s = ShardFor(hk);
+  ShardWrite w(&s);
+  if (!(FlushStamp() < m.stamp)) return false;  // a later flush removed it
+  const int64_t now = clock_->NowMs();
+  auto it = s.map.find(hk);
+  Stamp current;
+  if (it != s.map.end()) {
+    current = it->second.stamp;
+  } else if (auto t = s.tombstones.find(hk); t != s.tombstones.end()) {
+    current = t->second.stamp;
+  }
+  if (!(current < m.stamp)) return false;  // this node has the same or newer
+  if (removal || (fresh.expires_at != 0 && fresh.expires_at <= now)) {
+    if (it != s.map.end()) RemoveLocked(s, it);
+    TombstoneLocked(s, m.key, m.stamp, now);
+  } else {
+    uint64_t unused = 0;
+    if (!InstallLocked(s, &it, hk, &fresh, /*force=*/true, now, &unused)) return false;
+    ForgetTombstoneLocked(s, m.key);
+  }
+  w.changed = true;
+  return true;
+}
+
+void Store::Impl::ForgetLocal(std::string_view key, const Stamp& stamp) {
+  if (!KeyOk(key)) return;
+  const HashedKey hk = HashKey(key);
+  Shard& s = ShardFor(hk);
+  ShardWrite w(&s);
+  auto it = s.map.find(hk);
+  if (it != s.map.end() && it->second.stamp == stamp) {
+    RemoveLocked(s, it);
+    w.changed = true;
+  }
+  auto t = s.tombstones.find(hk);
+  if (t != s.tombstones.end() && t->second.stamp == stamp) ForgetTombstoneLocked(s, key);
+}
+
+void Store::Impl::ConfirmLocal(std::string_view key, const Stamp& stamp) {
+  if (!KeyOk(key)) return;
+  const HashedKey hk = HashKey(key);
+  Shard& s = ShardFor(hk);
+  WriterLock l(&s.mu);
+  auto it = s.map.find(hk);
+  if (it != s.map.end() && it->second.stamp == stamp) it->second.tentative = false;
+  auto t = s.tombstones.find(hk);
+  if (t != s.tombstones.end() && t->second.stamp == stamp) t->second.tentative = false;
+}
+
+void Store::Impl::ForEachForSync(absl::FunctionRef<void(const Mutation&)> fn) const {
+  const Stamp flushed = FlushStamp();
+  if (!flushed.empty()) {
+    Mutation m;
+    m.kind = Mutation::Kind::kFlush;
+    m.stamp = flushed;
+    fn(m);
+  }
+  for (size_t i = 0; i <= shard_mask_; ++i) {
+    Shard& s = shards_[i];
+    ReaderLock l(&s.mu);
+    const int64_t now = clock_->NowMs();
+    for (const auto& [k, e] : s.map) {
+      if (IsExpired(e, now) || e.tentative) continue;
+      Mutation m;
+      m.kind = Mutation::Kind::kSet;
+      m.key = k;
+      std::string encoded;
+      DescribeEntry(e, &m, &encoded);
+      m.stamp = e.stamp;
+      fn(m);
+    }
+    for (const auto& [k, t] : s.tombstones) {
+      if (t.tentative) continue;
+      Mutation m;
+      m.kind = Mutation::Kind::kDelete;
+      m.key = k;
+      m.stamp = t.stamp;
+      fn(m);
+    }
+  }
+}
+
+uint64_t Store::Impl::TombstoneCount() const {
+  uint64_t n = 0;
+  for (size_t i = 0; i <= shard_mask_; ++i) {
+    ReaderLock l(&shards_[i].mu);
+    n += shards_[i].tombstones.size();
+  }
+  return n;
+}
+
+void Store::Impl::AccountTombstone(size_t key_len, bool add) {
+  const uint64_t m = TombstoneMem(key_len);
+  if (add) {
+    used_.fetch_add(m, std::memory_order_relaxed);
+    tombstone_used_.fetch_add(m, std::memory_order_relaxed);
+  } else {
+    used_.fetch_sub(m, std::memory_order_relaxed);
+    tombstone_used_.fetch_sub(m, std::memory_order_relaxed);
+  }
+}
+
+void Store::Impl::PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e) {
+  if (options_.replicator == nullptr) return;
+  Mutation m;
+  m.kind = kind;
+  m.key = key;
+  m.stamp = options_.replicator->NextStamp();
+  const bool tentative = options_.replicator->Tentative();
+  std::string encoded;
+  if (e != nullptr) {
+    e->stamp = m.stamp;
+    e->tentative = tentative;
+    DescribeEntry(*e, &m, &encoded);
+    ForgetTombstoneLocked(s, key);
+  } else if (kind == Mutation::Kind::kDelete) {
+    TombstoneLocked(s, key, m.stamp, clock_->NowMs(), tentative);
+  }
+  options_.replicator->Publish(m);
+}
+
+void Store::Impl::TombstoneLocked(Shard& s, std::string_view key, Stamp stamp, int64_t now,
+                                  bool tentative) {
+  if (options_.replicator == nullptr) return;
+  try {
+    auto [t, inserted] =
+        s.tombstones.try_emplace(std::string(key), Tombstone{stamp, now, tentative});
+    if (!inserted) {
+      if (t->second.stamp < stamp) t->second = Tombstone{stamp, now, tentative};
+    } else {
+      AccountTombstone(key.size(), true);
+    }
+    s.tombstone_order.emplace_back(now, std::string(key));
+  } catch (const std::bad_alloc&) {
+  }
+}
+
+void Store::Impl::ForgetTombstoneLocked(Shard& s, std::string_view key) {
+  auto t = s.tombstones.find(key);
+  if (t == s.tombstones.end()) return;
+  AccountTombstone(key.size(), false);
+  s.tombstones.erase(t);
+}
+
+void Store::Impl::CollectTombstonesLocked(Shard& s, int64_t now) {
+  while (!s.tombstone_order.empty() &&
+         s.tombstone_order.front().first + options_.tombstone_ttl_ms <= now) {
+    const auto& [at, key] = s.tombstone_order.front();
+    auto t = s.tombstones.find(std::string_view(key));
+    if (t != s.tombstones.end() && t->second.at_ms == at) {
+      AccountTombstone(key.size(), false);
+      s.tombstones.erase(t);
+    }
+    s.tombstone_order.pop_front();
+  }
+}
+
+}  // namespace ephpm

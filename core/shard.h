@@ -1,0 +1,260 @@
+// The store's data model, private to core/: keys and their two-part hash,
+// entries, the expiry index, the accounting of every byte an entry holds, and
+// one shard (a map with its index and counters, all guarded by the shard's
+// lock).  Store::Impl (store_impl.h) owns an array of shards.
+
+#ifndef EPHPM_CORE_SHARD_H_
+#define EPHPM_CORE_SHARD_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/btree_set.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
+#include "ephpm/types.h"
+#include "shared_mutex.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace ephpm {
+
+// ---------------------------------------------------------------------------
+// Keys and hashing.
+//
+// One XXH3-128 of the key gives two independent 64-bit halves: the low half
+// picks the shard, the high half is the hash the shard's map uses.  Keys in
+// one shard therefore share no bits of the map's hash.
+
+struct HashedKey {
+  std::string_view key;
+  uint64_t shard_hash;
+  uint64_t map_hash;
+};
+
+inline HashedKey HashKey(std::string_view key) {
+  const XXH128_hash_t h = XXH3_128bits(key.data(), key.size());
+  return HashedKey{key, h.low64, h.high64};
+}
+
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(const HashedKey& k) const { return k.map_hash; }
+  size_t operator()(std::string_view k) const { return HashKey(k).map_hash; }
+  size_t operator()(const std::string& k) const { return HashKey(k).map_hash; }
+};
+
+struct KeyEq {
+  using is_transparent = void;
+  static std::string_view View(const HashedKey& k) { return k.key; }
+  static std::string_view View(std::string_view k) { return k; }
+  static std::string_view View(const std::string& k) { return k; }
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    return View(a) == View(b);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Entries.
+
+// A hash's fields.  In-process only, so abseil's per-process seeded hash is
+// fine here; transparent over std::string_view (abseil's own string hasher
+// takes absl::string_view, which is not std's in this abseil build).
+struct FieldHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return absl::Hash<std::string_view>{}(s); }
+};
+struct FieldEq {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+};
+using HashFields = absl::flat_hash_map<std::string, std::string, FieldHash, FieldEq>;
+
+struct Entry {
+  std::string value;           // as stored (a zstd frame when compressed)
+  std::unique_ptr<HashFields> hash;  // set exactly when type == kHash
+  int64_t expires_at = 0;      // absolute ms, 0 = none
+  uint64_t version = 0;
+  uint64_t original_size = 0;  // bytes a reader gets back
+  uint64_t mem_size = 0;       // accounted bytes for the whole entry
+  ValueType type = ValueType::kString;
+  bool compressed = false;
+  // A lock (set_nx with a TTL): eviction never takes it while it is live.
+  // Only ever set on a string with an expiry, so a TTL bounds how long a pin
+  // holds memory.
+  bool pinned = false;
+  // Written by a cluster decision that the other members have not confirmed
+  // yet: it stays on this node (a full sync leaves it out) until it is
+  // confirmed (ConfirmLocal) or forgotten (ForgetLocal).  Its stamp is
+  // fresh, so once out it could win over the cluster's state.
+  bool tentative = false;
+  Stamp stamp;                 // the write that made this state (a cluster's order)
+  // Written by readers under the shared lock, hence atomic.
+  mutable std::atomic<int64_t> last_access{0};
+
+  Entry() = default;
+  // The map moves entries only under the exclusive lock (rehash), so a
+  // relaxed copy of last_access is exact.
+  Entry(Entry&& o) noexcept
+      : value(std::move(o.value)),
+        hash(std::move(o.hash)),
+        expires_at(o.expires_at),
+        version(o.version),
+        original_size(o.original_size),
+        mem_size(o.mem_size),
+        type(o.type),
+        compressed(o.compressed),
+        pinned(o.pinned),
+        tentative(o.tentative),
+        stamp(o.stamp),
+        last_access(o.last_access.load(std::memory_order_relaxed)) {}
+  Entry& operator=(Entry&& o) noexcept {
+    value = std::move(o.value);
+    hash = std::move(o.hash);
+    expires_at = o.expires_at;
+    version = o.version;
+    original_size = o.original_size;
+    mem_size = o.mem_size;
+    type = o.type;
+    compressed = o.compressed;
+    pinned = o.pinned;
+    tentative = o.tentative;
+    stamp = o.stamp;
+    last_access.store(o.last_access.load(std::memory_order_relaxed),
+                      std::memory_order_relaxed);
+    return *this;
+  }
+};
+
+using Map = absl::flat_hash_map<std::string, Entry, KeyHash, KeyEq>;
+
+// Expiry index: (expires_at, key), earliest first.  The comparator is
+// transparent so that lookups and erasures by (time, string_view) never copy
+// (and never allocate) a key.
+struct TtlItem {
+  int64_t at;
+  std::string key;
+};
+struct TtlRef {
+  int64_t at;
+  std::string_view key;
+};
+struct TtlLess {
+  using is_transparent = void;
+  static TtlRef Ref(const TtlItem& i) { return TtlRef{i.at, i.key}; }
+  static TtlRef Ref(const TtlRef& r) { return r; }
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    const TtlRef x = Ref(a), y = Ref(b);
+    return x.at != y.at ? x.at < y.at : x.key < y.key;
+  }
+};
+using TtlIndex = absl::btree_set<TtlItem, TtlLess>;
+
+// No number INCRBYFLOAT accepts is this long (Redis's MAX_LONG_DOUBLE_CHARS).
+constexpr size_t kMaxNumberText = 5 * 1024;
+
+inline bool IsExpired(const Entry& e, int64_t now) {
+  return e.expires_at != 0 && e.expires_at <= now;
+}
+
+// Accounted size of an entry.  Deterministic (not malloc's actual usage) so
+// that the total is exact: the sum of every entry's mem_size.
+constexpr uint64_t kEntryOverhead = sizeof(std::pair<const std::string, Entry>) + 1;
+constexpr uint64_t kTtlOverhead = sizeof(TtlItem) + 16;  // + a share of a node
+
+inline uint64_t EntryMem(size_t key_len, size_t stored_len, bool has_ttl) {
+  uint64_t m = kEntryOverhead + key_len + stored_len;
+  if (has_ttl) m += kTtlOverhead + key_len;
+  return m;
+}
+
+// Accounted size of one hash field.
+constexpr uint64_t kFieldOverhead = sizeof(HashFields::value_type) + 1;
+
+inline uint64_t FieldMem(size_t field_len, size_t value_len) {
+  return kFieldOverhead + field_len + value_len;
+}
+
+// Accounted size of a hash entry whose fields take `fields_mem`.
+inline uint64_t HashEntryMem(size_t key_len, uint64_t fields_mem, bool has_ttl) {
+  return EntryMem(key_len, 0, has_ttl) + sizeof(HashFields) + fields_mem;
+}
+
+// Accounted size of a tombstone (a deleted key's stamp, kept with a
+// replicator so that an older write arriving late cannot bring the key back).
+struct Tombstone {
+  Stamp stamp;
+  int64_t at_ms;  // when it was made, for collection
+  bool tentative = false;  // see Entry::tentative
+};
+inline uint64_t TombstoneMem(size_t key_len) {
+  return sizeof(std::pair<const std::string, Tombstone>) + 1 + key_len;
+}
+
+// The replication encoding of a hash (see Mutation::value).
+std::string EncodeHash(const HashFields& h);
+
+// The inverse of EncodeHash; false on a malformed encoding.
+bool DecodeHash(std::string_view in, HashFields* out);
+
+// A value ready to be stored: compressed outside any lock.
+struct Prepared {
+  std::string stored;
+  uint64_t original_size = 0;
+  bool compressed = false;
+};
+
+// ---------------------------------------------------------------------------
+// A shard: one lock and what it guards.  Thread-safe as annotated: every
+// guarded member is read under `mu` (shared or exclusive) and written under
+// it exclusively.
+
+struct alignas(64) Shard {
+  mutable SharedMutex mu;
+  Map map ABSL_GUARDED_BY(mu);
+  TtlIndex ttl ABSL_GUARDED_BY(mu);
+  uint64_t last_version ABSL_GUARDED_BY(mu) = 0;
+  // Eviction resumes sampling at this key: a clock hand over the map, so
+  // successive samples cover the whole table.
+  std::string evict_cursor ABSL_GUARDED_BY(mu);
+  bool has_evict_cursor ABSL_GUARDED_BY(mu) = false;
+  uint64_t compressed_values ABSL_GUARDED_BY(mu) = 0;
+  uint64_t compressed_original ABSL_GUARDED_BY(mu) = 0;
+  uint64_t compressed_stored ABSL_GUARDED_BY(mu) = 0;
+  // Pinned entries held (live, or expired and not yet removed) and their
+  // accounted bytes.
+  uint64_t pinned_keys ABSL_GUARDED_BY(mu) = 0;
+  uint64_t pinned_bytes ABSL_GUARDED_BY(mu) = 0;
+  // With a replicator: stamps of deleted or expired keys, and the order
+  // they were made in (for collection after tombstone_ttl_ms).
+  absl::flat_hash_map<std::string, Tombstone, KeyHash, KeyEq> tombstones ABSL_GUARDED_BY(mu);
+  std::deque<std::pair<int64_t, std::string>> tombstone_order ABSL_GUARDED_BY(mu);
+
+  // Counted by readers under the shared lock, hence atomic.
+  mutable std::atomic<uint64_t> hits{0};
+  mutable std::atomic<uint64_t> misses{0};
+  std::atomic<uint64_t> expired{0};
+  std::atomic<uint64_t> evicted{0};
+
+  // WaitForChange: a writer that changed a key of this shard bumps
+  // wake_seq and notifies, but only while someone waits.
+  mutable std::mutex wait_mu;
+  mutable std::condition_variable wait_cv;
+  mutable std::atomic<uint64_t> wake_seq{0};
+  mutable std::atomic<int> waiters{0};
+};
+
+}  // namespace ephpm
+
+#endif  // EPHPM_CORE_SHARD_H_

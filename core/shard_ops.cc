@@ -1,0 +1,107 @@
+// The write machinery every family shares: preparing a value outside the
+// lock, the all-or-nothing install of an entry, and removal on expiry.
+
+#include "store_impl.h"
+
+namespace ephpm {
+
+Prepared Store::Impl::Prepare(std::string_view value) const {
+  Prepared p;
+  p.original_size = value.size();
+  if (options_.compression == Compression::kZstd &&
+      value.size() >= options_.compression_threshold &&
+      ZstdCompressIfSmaller(value, options_.compression_level, &p.stored)) {
+    p.compressed = true;
+    return p;
+  }
+  p.stored.assign(value.data(), value.size());
+  return p;
+}
+
+void Store::Impl::ExpireLocked(Shard& s, Map::iterator it, int64_t now) {
+  if (options_.replicator != nullptr) TombstoneLocked(s, it->first, it->second.stamp, now);
+  RemoveLocked(s, it);
+  s.expired.fetch_add(1, std::memory_order_relaxed);
+}
+
+Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, Prepared* p,
+                              int64_t expires_at, bool pinned, int64_t now, uint64_t* shortfall,
+                              bool* changed) {
+  Entry fresh;
+  fresh.value = std::move(p->stored);
+  fresh.original_size = p->original_size;
+  fresh.compressed = p->compressed;
+  fresh.type = ValueType::kString;
+  fresh.expires_at = expires_at;
+  fresh.pinned = pinned && expires_at != 0;  // no TTL, no pin
+  fresh.mem_size = EntryMem(hk.key.size(), fresh.value.size(), expires_at != 0);
+  if (!InstallLocked(s, &it, hk, &fresh, /*force=*/false, now, shortfall)) {
+    p->stored = std::move(fresh.value);  // kept for a retry after eviction
+    return Status::kOutOfMemory;
+  }
+  PublishLocked(s, Mutation::Kind::kSet, hk.key, &it->second);
+  *changed = true;
+  return Status::kOk;
+}
+
+bool Store::Impl::InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& hk, Entry* fresh,
+                                bool force, int64_t now, uint64_t* shortfall) {
+  Map::iterator& it = *itp;
+  const bool exists = it != s.map.end();
+  const uint64_t old_mem = exists ? it->second.mem_size : 0;
+  const uint64_t old_pinned = exists && it->second.pinned ? old_mem : 0;
+  const int64_t old_expiry = exists ? it->second.expires_at : 0;
+  bool ttl_inserted = false;
+  return Transact(
+      fresh->mem_size, old_mem, force, old_pinned, shortfall,
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        ttl_inserted = InsertTtlLocked(s, hk.key, fresh->expires_at, old_expiry);
+        if (!exists) it = EmplaceLocked(s, hk);
+      },
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        if (ttl_inserted) s.ttl.erase(TtlRef{fresh->expires_at, hk.key});
+      },
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        FillLocked(s, it, exists, fresh, fresh->mem_size, now);
+        it->second.tentative = fresh->tentative;
+        it->second.stamp = fresh->stamp;
+      });
+}
+
+bool Store::Impl::InsertTtlLocked(Shard& s, std::string_view key, int64_t expires_at,
+                                  int64_t old_expiry) {
+  if (expires_at == 0 || expires_at == old_expiry) return false;
+  return s.ttl.insert(TtlItem{expires_at, std::string(key)}).second;
+}
+
+Map::iterator Store::Impl::EmplaceLocked(Shard& s, const HashedKey& hk) {
+  return s.map.lazy_emplace(hk, [&hk](const Map::constructor& ctor) {
+    ctor(std::piecewise_construct, std::forward_as_tuple(hk.key), std::forward_as_tuple());
+  });
+}
+
+void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* from,
+                             uint64_t mem_size, int64_t now) {
+  Entry& e = it->second;
+  if (existed) {
+    TrackCompressedLocked(s, e, false);
+    TrackPinnedLocked(s, e, false);
+    if (e.expires_at != 0 && e.expires_at != from->expires_at) {
+      s.ttl.erase(TtlRef{e.expires_at, it->first});
+    }
+  }
+  e.value = std::move(from->value);
+  e.hash = std::move(from->hash);  // a string replaces a hash, as SET does
+  e.original_size = from->original_size;
+  e.compressed = from->compressed;
+  e.type = from->type;
+  e.expires_at = from->expires_at;
+  e.mem_size = mem_size;
+  e.pinned = from->pinned;
+  e.version = ++s.last_version;
+  e.last_access.store(now, std::memory_order_relaxed);
+  TrackCompressedLocked(s, e, true);
+  TrackPinnedLocked(s, e, true);
+}
+
+}  // namespace ephpm

@@ -1,0 +1,663 @@
+// Store::Impl, the store behind the public Store (leveldb's db_impl.h
+// shape): the declaration of every operation and of the helpers they share.
+// The definitions are spread by family: store_strings.cc, store_locks.cc,
+// store_hashes.cc, store_keyspace.cc, replication.cc, eviction.cc,
+// sweeper.cc and shard_ops.cc (the write machinery every family uses).
+//
+// Thread-safe: each operation takes the locks it needs.  A helper named
+// ...Locked expects the shard lock its annotation names.
+//
+// Lock order: shard locks in index order (PairWrite, MultiLock), never
+// another shard's out of order.  Under a shard lock the store may take
+// flush_mu_ (ApplyReplicated reads the flush stamp) and call into the
+// Replicator (PublishLocked: NextStamp, Tentative, Publish), which must
+// not call back into the store.  A shard's wait_mu is taken only after
+// its lock is released (ShardWrite, PairWrite), and sweep_mu_ never with
+// a shard lock held.
+
+#ifndef EPHPM_CORE_STORE_IMPL_H_
+#define EPHPM_CORE_STORE_IMPL_H_
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
+#include "compression.h"
+#include "ephpm/store.h"
+#include "mutex.h"
+#include "shard.h"
+
+namespace ephpm {
+
+// Where a decision is made (invariant 3 in docs/ARCHITECTURE.md): with a
+// replicator, asks it (`ask`) and, when the key's owner decided, returns
+// owner(its reply); an owner that could not be asked is `unreachable`,
+// never replaced by a local guess.  Without a replicator, or when it says
+// this node decides, returns local().
+template <typename Result, typename Ask, typename Owner, typename Local>
+Result Route(Replicator* replicator, Ask ask, Result unreachable, Owner owner, Local local) {
+  if (replicator != nullptr) {
+    auto routed = ask(*replicator);
+    using Where = typename decltype(routed)::Where;
+    switch (routed.where) {
+      case Where::kLocal: break;
+      case Where::kOwner: return owner(routed.outcome);
+      case Where::kOwnerUnreachable: return unreachable;
+    }
+  }
+  return local();
+}
+
+class Store::Impl {
+ public:
+  explicit Impl(const StoreOptions& o);
+  ~Impl();
+  const StoreOptions& options() const { return options_; }
+  int64_t NowMs() const { return clock_->NowMs(); }
+
+  // --- strings ------------------------------------------------------------
+
+  Status GetInto(std::string_view key, absl::FunctionRef<char*(size_t)> alloc) const;
+  Status GetIntoBuffer(std::string_view key, char* buf, size_t capacity, uint64_t* length) const;
+  Status Set(std::string_view key, std::string_view value, int64_t ttl_ms);
+
+  // A lock decision (see Route), whose owner's reply is the outcome itself.
+  // Every outcome enum here has a kOwnerUnreachable.
+  template <typename Outcome, typename Ask, typename Local>
+  Outcome Decided(Ask ask, Local local) {
+    return Route(options_.replicator, ask, Outcome::kOwnerUnreachable,
+                 [](const Outcome& o) { return o; }, local);
+  }
+
+  SetNxOutcome SetNx(std::string_view key, std::string_view value, int64_t ttl_ms);
+  SetNxOutcome SetNxLocal(std::string_view key, std::string_view value, int64_t ttl_ms);
+  Status Del(std::string_view key, int64_t* removed);
+  DelIfEqOutcome DelIfEq(std::string_view key, std::string_view token);
+  DelIfEqOutcome DelIfEqLocal(std::string_view key, std::string_view token);
+  SetIfEqOutcome SetIfEq(std::string_view guard_key, std::string_view token,
+                         std::string_view key, std::string_view value, int64_t ttl_ms);
+  SetIfEqOutcome SetIfEqLocal(std::string_view guard_key, std::string_view token,
+                              std::string_view key, std::string_view value, int64_t ttl_ms);
+  DelIfGuardEqOutcome DelIfGuardEq(std::string_view guard_key, std::string_view token,
+                                   std::string_view key);
+  DelIfGuardEqOutcome DelIfGuardEqLocal(std::string_view guard_key, std::string_view token,
+                                        std::string_view key);
+  ExpireIfGuardEqOutcome ExpireIfGuardEq(std::string_view guard_key, std::string_view token,
+                                         std::string_view key, int64_t ttl_ms);
+  ExpireIfGuardEqOutcome ExpireIfGuardEqLocal(std::string_view guard_key, std::string_view token,
+                                              std::string_view key, int64_t ttl_ms);
+  Status Exists(std::string_view key, bool* exists) const;
+  Status IncrBy(std::string_view key, int64_t delta, int64_t* result);
+  Status IncrByLocal(std::string_view key, int64_t delta, int64_t* result);
+  Status SetWith(std::string_view key, std::string_view value, const SetOptions& o,
+                 SetResult* r);
+  Status MSet(const std::vector<std::pair<std::string_view, std::string_view>>& pairs,
+              bool only_if_none_exist, bool* written);
+  Status GetDel(std::string_view key, std::string* value);
+  Status GetEx(std::string_view key, SetOptions::Expiry expiry, int64_t at_ms,
+               std::string* value);
+
+  // APPEND and SETRANGE build the new value outside the lock from a copy,
+  // then store it only if the key's version did not move meanwhile (else
+  // they start over): a large value is never copied or compressed under the
+  // lock, and the result is as if the operation ran in one step.
+  template <typename Edit>
+  Status EditString(std::string_view key, Edit edit, int64_t* length);
+  Status Append(std::string_view key, std::string_view value, int64_t* length);
+  Status SetRange(std::string_view key, uint64_t offset, std::string_view value,
+                  int64_t* length);
+  Status IncrByFloat(std::string_view key, long double delta, std::string* result);
+
+  // --- hashes -------------------------------------------------------------
+
+  Status HSet(std::string_view key,
+              const std::vector<std::pair<std::string_view, std::string_view>>& fields,
+              bool only_if_absent, int64_t* added);
+
+  // Runs `read` on the live hash at key (nullptr when missing), under the
+  // shared lock.  kWrongType for a string.
+  template <typename Read>
+  Status ReadHash(std::string_view key, Read read) const;
+  Status HGet(std::string_view key, std::string_view field, std::string* value) const;
+  Status HMGet(std::string_view key, const std::vector<std::string_view>& fields,
+               std::vector<std::optional<std::string>>* values) const;
+  Status HGetAll(std::string_view key,
+                 std::vector<std::pair<std::string, std::string>>* fields) const;
+  Status HLen(std::string_view key, int64_t* count) const;
+  Status HExists(std::string_view key, std::string_view field, bool* exists) const;
+  Status HStrLen(std::string_view key, std::string_view field, int64_t* length) const;
+  Status HDel(std::string_view key, const std::vector<std::string_view>& fields,
+              int64_t* removed);
+
+  // HINCRBY and HINCRBYFLOAT: `update` turns the field's current text (or
+  // nullptr when missing) into the new text, or returns an error status.
+  template <typename Update>
+  Status HUpdateField(std::string_view key, std::string_view field, Update update);
+  Status HIncrBy(std::string_view key, std::string_view field, int64_t delta, int64_t* result);
+  Status HIncrByFloat(std::string_view key, std::string_view field, long double delta,
+                      std::string* result);
+
+  // --- expiry -------------------------------------------------------------
+
+  Status Expire(std::string_view key, int64_t ttl_ms, bool* applied);
+  Status ExpireAt(std::string_view key, int64_t at_ms, bool* applied);
+  Status Persist(std::string_view key, bool* applied);
+  Status Pttl(std::string_view key, int64_t* ttl_ms) const;
+
+  // --- keyspace -----------------------------------------------------------
+
+  Status Keys(std::string_view pattern, std::vector<std::string>* out) const;
+  uint64_t DbSize() const;
+  void Flush();
+  void RaiseFlushStamp(Stamp stamp);
+  Stamp FlushStamp() const;
+
+  // Removes every entry and tombstone, a shard at a time.
+  void ClearShards();
+
+  // --- replication --------------------------------------------------------
+
+  // Removes the entries and tombstones whose stamp is older than `stamp`:
+  // a flush removes what was written before it, in the cluster's order,
+  // and keeps what was written after it (on another node, say).
+  void ClearOlderThan(Stamp stamp);
+  bool ApplyReplicated(const Mutation& m);
+  void ForgetLocal(std::string_view key, const Stamp& stamp);
+  void ConfirmLocal(std::string_view key, const Stamp& stamp);
+  void ForEachForSync(absl::FunctionRef<void(const Mutation&)> fn) const;
+  uint64_t TombstoneCount() const;
+  Status Rename(std::string_view src, std::string_view dst, bool only_if_absent,
+                bool* renamed);
+  Status ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions, bool* applied);
+  Status RandomKey(std::string* key) const;
+  Status Scan(uint64_t cursor, std::string_view pattern, size_t count,
+              std::optional<ValueType> type, std::vector<std::string>* keys,
+              uint64_t* next) const;
+
+  // --- waiting ------------------------------------------------------------
+
+  Status WaitForChange(std::string_view key, uint64_t last_version, int64_t timeout_ms,
+                       WaitResult* r) const;
+
+  // --- introspection ------------------------------------------------------
+
+  Status Inspect(std::string_view key, EntryInfo* info) const;
+  StoreStats Stats() const;
+
+  // --- expiry sweeping ----------------------------------------------------
+
+  // Removes up to `budget` expired entries from each shard, earliest expiry
+  // first; *more is set when a shard had more left.  With the ordered index
+  // nothing has to be sampled: every entry removed here is expired.
+  size_t Sweep(size_t budget, bool* more);
+
+ private:
+  static constexpr int kMaxEvictionRounds = 16;
+  // A shortfall no eviction can cover (see Reserve).
+  static constexpr uint64_t kNeverFits = std::numeric_limits<uint64_t>::max();
+
+  // The scope of a write to one shard: holds its writer lock and, once the
+  // lock is released, wakes the shard's waiters (WaitForChange) if the write
+  // set `changed`.
+  class ABSL_SCOPED_LOCKABLE ShardWrite {
+   public:
+    explicit ShardWrite(Shard* s) ABSL_EXCLUSIVE_LOCK_FUNCTION(s->mu) : s_(s) { s_->mu.Lock(); }
+    ~ShardWrite() ABSL_UNLOCK_FUNCTION() {
+      s_->mu.Unlock();
+      if (changed) Notify(*s_);
+    }
+    ShardWrite(const ShardWrite&) = delete;
+    ShardWrite& operator=(const ShardWrite&) = delete;
+
+    bool changed = false;
+
+   private:
+    Shard* const s_;
+  };
+
+  // The same for a write to two shards, which it locks in index order (once
+  // when they are the same shard), so that two-key operations cannot
+  // deadlock each other.  Wakes a's waiters if changed_a, then b's if
+  // changed_b (once when they are the same shard).
+  class ABSL_SCOPED_LOCKABLE PairWrite {
+   public:
+    PairWrite(const Impl* impl, Shard* a, Shard* b)
+        ABSL_EXCLUSIVE_LOCK_FUNCTION(a->mu, b->mu) ABSL_NO_THREAD_SAFETY_ANALYSIS : a_(a),
+                                                                                    b_(b),
+                                                                                    first_(a),
+                                                                                    second_(b) {
+      if (impl->IndexOf(a) > impl->IndexOf(b)) std::swap(first_, second_);
+      first_->mu.Lock();
+      if (second_ != first_) second_->mu.Lock();
+    }
+    ~PairWrite() ABSL_UNLOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      if (second_ != first_) second_->mu.Unlock();
+      first_->mu.Unlock();
+      if (changed_a) Notify(*a_);
+      if (changed_b && b_ != a_) Notify(*b_);
+    }
+    PairWrite(const PairWrite&) = delete;
+    PairWrite& operator=(const PairWrite&) = delete;
+
+    bool changed_a = false;
+    bool changed_b = false;
+
+   private:
+    Shard* const a_;
+    Shard* const b_;
+    Shard* first_;
+    Shard* second_;
+  };
+
+  // The skeleton of a write to one key: runs fn(s, now, &changed, shortfall)
+  // under the writer lock of hk's shard `s`, with `now` read under it; tries
+  // again after eviction when WithEviction says so; wakes the shard's
+  // waiters once the lock is released if fn set changed.  fn is a lambda
+  // annotated ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu), a requirement the
+  // analysis cannot match through a template parameter, hence none here.
+  template <typename Result, typename Fn>
+  Result Mutate(const HashedKey& hk, Fn fn) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    Shard& s = ShardFor(hk);
+    return WithEviction<Result>([&](uint64_t* shortfall) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      ShardWrite w(&s);
+      return fn(s, clock_->NowMs(), &w.changed, shortfall);
+    });
+  }
+
+  bool KeyOk(std::string_view key) const { return key.size() <= kMaxKeySize; }
+  bool ValueOk(std::string_view v) const { return v.size() <= options_.max_value_size; }
+  bool lru() const { return options_.eviction == EvictionPolicy::kAllKeysLru; }
+  Shard& ShardFor(const HashedKey& hk) const { return shards_[hk.shard_hash & shard_mask_]; }
+  size_t IndexOf(const Shard* s) const { return static_cast<size_t>(s - shards_.get()); }
+
+  // The clock is read only when the answer depends on it.
+  int64_t NowFor(const Entry& e) const {
+    return e.expires_at != 0 || lru() ? clock_->NowMs() : 0;
+  }
+
+  // now + ttl_ms, refusing a sum past the int64 range.
+  static bool ExpiryFrom(int64_t now, int64_t ttl_ms, int64_t* at) {
+    return !__builtin_add_overflow(now, ttl_ms, at);
+  }
+
+  Prepared Prepare(std::string_view value) const;
+
+  // --- memory -------------------------------------------------------------
+
+  // Moves the accounted total from old_mem to new_mem for the entries a
+  // write replaces (old_pinned of old_mem were pinned).  A growth that would
+  // pass the limit is refused (false, *shortfall = bytes over) unless `force`
+  // (operations Redis never refuses for memory, such as EXPIRE).  When even
+  // evicting every unpinned entry could not make room, *shortfall is
+  // kNeverFits, so that nothing is evicted for it.  A shrink is applied by
+  // Release once the change is made.
+  bool Reserve(uint64_t new_mem, uint64_t old_mem, bool force, uint64_t* shortfall,
+               uint64_t old_pinned = 0);
+
+  // Whether new_mem bytes could not fit beside what eviction cannot remove:
+  // the pinned entries (but those the write replaces) and the tombstones.
+  bool NeverFits(uint64_t new_mem, uint64_t old_pinned) const;
+  void Unreserve(uint64_t new_mem, uint64_t old_mem) {
+    if (new_mem > old_mem) used_.fetch_sub(new_mem - old_mem, std::memory_order_relaxed);
+  }
+  void Release(uint64_t new_mem, uint64_t old_mem) {
+    if (new_mem < old_mem) used_.fetch_sub(old_mem - new_mem, std::memory_order_relaxed);
+  }
+
+  // Runs `attempt`, which takes its lock and reports a reservation refused
+  // by the limit through its shortfall argument; under allkeys-lru, evicts
+  // (holding no lock) and tries again.  A write that could never fit is
+  // refused without evicting anything.
+  template <typename Result, typename Attempt>
+  Result WithEviction(Attempt attempt) {
+    bool swept = false;
+    for (int round = 0;; ++round) {
+      uint64_t shortfall = 0;
+      Result r = attempt(&shortfall);
+      if (shortfall == 0 || !lru() || round >= kMaxEvictionRounds) return r;
+      if (shortfall == kNeverFits) {
+        // An expired lock counts as pinned until it is removed.  Expired
+        // entries are absent already, so removing them evicts nothing: do
+        // that once, then decide again.
+        if (swept) return r;
+        swept = true;
+        bool more = false;
+        if (Sweep(std::numeric_limits<size_t>::max(), &more) == 0) return r;
+        continue;
+      }
+      if (!EvictFor(shortfall)) return r;
+    }
+  }
+
+  // --- helpers under a shard lock ----------------------------------------
+
+  static void TrackCompressedLocked(Shard& s, const Entry& e, bool add)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    if (!e.compressed) return;
+    if (add) {
+      s.compressed_values++;
+      s.compressed_original += e.original_size;
+      s.compressed_stored += e.value.size();
+    } else {
+      s.compressed_values--;
+      s.compressed_original -= e.original_size;
+      s.compressed_stored -= e.value.size();
+    }
+  }
+
+  // Adds (or takes away) a pinned entry's figures: its shard's, for Stats and
+  // eviction, and the store's total, which tells when a write can never fit.
+  // Call with add = false before an entry's pin or size changes and with
+  // add = true after.
+  void TrackPinnedLocked(Shard& s, const Entry& e, bool add) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    if (!e.pinned) return;
+    if (add) {
+      s.pinned_keys++;
+      s.pinned_bytes += e.mem_size;
+      pinned_used_.fetch_add(e.mem_size, std::memory_order_relaxed);
+    } else {
+      s.pinned_keys--;
+      s.pinned_bytes -= e.mem_size;
+      pinned_used_.fetch_sub(e.mem_size, std::memory_order_relaxed);
+    }
+  }
+
+  // Moves the accounted total (and the tombstones' share of it) by one
+  // tombstone of a key of key_len bytes.
+  void AccountTombstone(size_t key_len, bool add);
+  static uint64_t LiveCountLocked(const Shard& s, int64_t now) ABSL_SHARED_LOCKS_REQUIRED(s.mu);
+
+  // Removes the entry at `it` and its index node, settling memory.  Allocates
+  // nothing.  The caller publishes and notifies.
+  void RemoveLocked(Shard& s, Map::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    const Entry& e = it->second;
+    if (e.expires_at != 0) s.ttl.erase(TtlRef{e.expires_at, it->first});
+    TrackCompressedLocked(s, e, false);
+    TrackPinnedLocked(s, e, false);
+    used_.fetch_sub(e.mem_size, std::memory_order_relaxed);
+    s.map.erase(it);
+  }
+
+  // Removes the live entry at `it`, whose key is `key`, and publishes the
+  // deletion.  The caller notifies.
+  void DeleteLocked(Shard& s, Map::iterator it, std::string_view key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    RemoveLocked(s, it);
+    PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+  }
+
+  // Gives the live entry at `it` of `key` the expiry at_ms and publishes
+  // it; a time already past (at_ms <= now) deletes it instead, as in Redis.
+  // Sets *changed when it did either.
+  Status ExpireAtLocked(Shard& s, Map::iterator it, std::string_view key, int64_t at_ms,
+                        int64_t now, bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // Removes the expired entry at `it`.  With a replicator the key keeps a
+  // tombstone with the entry's stamp: its expiry is absolute, so every node
+  // removes it too, and an older write arriving later must not revive it.
+  void ExpireLocked(Shard& s, Map::iterator it, int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // Finds `hk` for a write.  An expired entry met here is removed (lazy
+  // expiry), reported as absent, and sets *changed.
+  Map::iterator FindLiveForWriteLocked(Shard& s, const HashedKey& hk, int64_t now,
+                                       bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    auto it = s.map.find(hk);
+    if (it != s.map.end() && IsExpired(it->second, now)) {
+      ExpireLocked(s, it, now);
+      *changed = true;
+      return s.map.end();
+    }
+    return it;
+  }
+
+  // Lazy expiry for readers, which see an expired entry under the shared
+  // lock and cannot remove it there.
+  void ReapIfExpired(const HashedKey& hk) const;
+
+  // Makes `p` the string value of key `hk` with expiry `expires_at`,
+  // replacing the live entry at `it` (or creating one when it == end), then
+  // publishes it.  `pinned` makes it a lock when it has an expiry.  All or
+  // nothing: kOutOfMemory leaves everything as it was (*shortfall > 0 when
+  // the limit refused it).  Sets *changed on success.
+  Status PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, Prepared* p,
+                   int64_t expires_at, bool pinned, int64_t now, uint64_t* shortfall,
+                   bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // Puts `fresh` (value or hash, type, compression, expiry, mem_size) in
+  // place of the entry at *it (or a new one when *it == end) and points *it
+  // at it.  All or nothing: on false (the limit refused the growth, or an
+  // allocation failed) nothing changed and fresh is untouched.  `force`
+  // accounts the growth whatever the limit (replicated state).
+  bool InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& hk, Entry* fresh, bool force,
+                     int64_t now, uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // The all-or-nothing write every install shares (InstallLocked,
+  // RenameLocked, MSetLocked, HSetLocked): reserves new_mem in place of
+  // old_mem (see Reserve), runs `allocate`, every step that may throw, then
+  // `apply`, which must not allocate, and releases what the write freed.  An
+  // allocation that throws runs `undo` and gives the reservation back.
+  // False, with nothing changed, when the limit refused the growth or an
+  // allocation failed.  The steps run under the caller's shard locks: they
+  // are annotated with them, which the analysis cannot match through a
+  // template parameter, hence none here.
+  template <typename Allocate, typename Undo, typename Apply>
+  bool Transact(uint64_t new_mem, uint64_t old_mem, bool force, uint64_t old_pinned,
+                uint64_t* shortfall, Allocate allocate, Undo undo,
+                Apply apply) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    if (!Reserve(new_mem, old_mem, force, shortfall, old_pinned)) return false;
+    try {
+      allocate();
+    } catch (const std::bad_alloc&) {
+      undo();
+      Unreserve(new_mem, old_mem);
+      *shortfall = 0;
+      return false;
+    }
+    apply();
+    Release(new_mem, old_mem);
+    return true;
+  }
+
+  // Inserts the index node of a new expiry (not when it is 0 or the entry's
+  // old one); whether it did, for an undo.  May throw bad_alloc.
+  bool InsertTtlLocked(Shard& s, std::string_view key, int64_t expires_at, int64_t old_expiry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // A new, empty slot for `hk`.  May throw bad_alloc.
+  Map::iterator EmplaceLocked(Shard& s, const HashedKey& hk) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // Moves `from`'s contents (value or hash, type, sizes, compression,
+  // expiry, pin) into the entry at `it`, with accounted size mem_size, a new
+  // version and `now` as last access; settles the figures and the index node
+  // of the state it replaces when `existed`.  Allocates nothing: a new
+  // expiry's index node is in place already (InsertTtlLocked).  Leaves the
+  // stamp and the memory total to the caller.
+  void FillLocked(Shard& s, Map::iterator it, bool existed, Entry* from, uint64_t mem_size,
+                  int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // Gives the live entry at `it` expiry `at_ms` (0 = none), keeping the
+  // index and the memory total exact.  Only adding an index node allocates.
+  Status SetExpiryLocked(Shard& s, Map::iterator it, int64_t at_ms)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // Whether the guard key of a fenced operation (set_if_eq, del_if_guard_eq,
+  // expire_if_guard_eq) holds a live string equal to token.  May throw
+  // bad_alloc decoding a compressed guard (the Store API turns it into
+  // kOutOfMemory; nothing has changed by then).
+  enum class Guard { kHolds, kNotMatched, kWrongType };
+  // When guard `g` does not hold, sets *refused to what the fenced
+  // operation answers (its kNotMatched or kWrongType) and returns true.
+  template <typename Outcome>
+  static bool GuardRefuses(Guard g, Outcome* refused) {
+    if (g == Guard::kHolds) return false;
+    *refused = g == Guard::kWrongType ? Outcome::kWrongType : Outcome::kNotMatched;
+    return true;
+  }
+  Guard GuardHoldsLocked(Shard& g, const HashedKey& hg, std::string_view token, int64_t now,
+                         bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(g.mu);
+  SetIfEqOutcome SetIfEqLocked(Shard& g, Shard& s, const HashedKey& hg, const HashedKey& hk,
+                               std::string_view token, Prepared* p, int64_t ttl_ms,
+                               uint64_t* shortfall, bool* changed_g, bool* changed_s)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(g.mu, s.mu);
+  Status RenameLocked(Shard& a, Shard& b, const HashedKey& hs, const HashedKey& hd,
+                      bool only_if_absent, bool* renamed, uint64_t* shortfall, bool* changed)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu);
+
+  // Locks a set of shards in index order, each once.
+  class ABSL_SCOPED_LOCKABLE MultiLock {
+   public:
+    MultiLock(const Impl* impl, std::vector<Shard*> shards) ABSL_NO_THREAD_SAFETY_ANALYSIS
+        : shards_(std::move(shards)) {
+      std::sort(shards_.begin(), shards_.end(), [impl](const Shard* a, const Shard* b) {
+        return impl->IndexOf(a) < impl->IndexOf(b);
+      });
+      shards_.erase(std::unique(shards_.begin(), shards_.end()), shards_.end());
+      for (Shard* s : shards_) s->mu.Lock();
+    }
+    ~MultiLock() ABSL_UNLOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      for (auto it = shards_.rbegin(); it != shards_.rend(); ++it) (*it)->mu.Unlock();
+    }
+    MultiLock(const MultiLock&) = delete;
+    MultiLock& operator=(const MultiLock&) = delete;
+
+   private:
+    std::vector<Shard*> shards_;
+  };
+
+  // MSET/MSETNX with every involved shard locked (by MultiLock, which the
+  // analysis cannot follow).  All or nothing: the whole growth is reserved
+  // first, then every new slot allocated, then the values moved in.
+  Status MSetLocked(const std::vector<HashedKey>& keys, std::vector<Prepared>* values,
+                    const std::vector<Shard*>& shards, bool only_if_none_exist, bool* written,
+                    uint64_t* shortfall, std::vector<Shard*>* changed)
+      ABSL_NO_THREAD_SAFETY_ANALYSIS;
+
+  // Copies a string entry's value (decoded) when it is at most `max` bytes.
+  static bool ReadSmallLocked(const Entry& e, size_t max, std::string* out);
+
+  // Sets hash fields on the live hash at `it` (or a new hash when it == end).
+  // All or nothing: the new field strings and the table's room are allocated
+  // before anything changes.
+  Status HSetLocked(Shard& s, Map::iterator it, const HashedKey& hk,
+                    const std::vector<std::pair<std::string_view, std::string_view>>& fields,
+                    bool only_if_absent, int64_t now, int64_t* added, uint64_t* shortfall,
+                    bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // Hands a mutation to the replicator while the shard lock is held, so that
+  // changes to one key reach it in the order they were applied: stamps it
+  // first (the entry keeps its stamp; a deletion leaves a tombstone).
+  void PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // Records that `key` was deleted (or expired) by the write `stamp`.  A
+  // tombstone that cannot be allocated is skipped: a late older write could
+  // then revive the key on this node (the cluster's full sync corrects it).
+  void TombstoneLocked(Shard& s, std::string_view key, Stamp stamp, int64_t now,
+                       bool tentative = false) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+  void ForgetTombstoneLocked(Shard& s, std::string_view key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // Drops tombstones older than the TTL (and order records of tombstones
+  // replaced since).
+  void CollectTombstonesLocked(Shard& s, int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // Wakes WaitForChange callers on `s`.  Called after a change, unlocked.
+  static void Notify(const Shard& s) {
+    if (s.waiters.load(std::memory_order_seq_cst) == 0) return;
+    s.wake_seq.fetch_add(1, std::memory_order_seq_cst);
+    std::lock_guard<std::mutex> l(s.wait_mu);
+    s.wait_cv.notify_all();
+  }
+
+  // Writes a value into alloc's buffer, decoding a compressed one.
+  static Status Emit(std::string_view stored, bool compressed, uint64_t original_size,
+                     absl::FunctionRef<char*(size_t)> alloc) {
+    char* out = alloc(original_size);
+    if (out == nullptr) return Status::kOutOfMemory;
+    if (!compressed) {
+      if (original_size != 0) std::memcpy(out, stored.data(), original_size);
+      return Status::kOk;
+    }
+    // A frame this store wrote fails to decode only when zstd cannot
+    // allocate its context.
+    return ZstdDecompress(stored, out, original_size) ? Status::kOk : Status::kOutOfMemory;
+  }
+
+  // The same into *out, resized to the value's length.
+  static Status EmitString(std::string_view stored, bool compressed, uint64_t original_size,
+                           std::string* out) {
+    return Emit(stored, compressed, original_size, [out](size_t n) {
+      out->resize(n);
+      return out->data();
+    });
+  }
+
+  // Whether the string entry `e` equals `token`.  A compressed entry is
+  // decoded only when its original size equals the token's, so the work
+  // under the lock is bounded by the token's length.
+  static bool EqualsLocked(const Entry& e, std::string_view token) {
+    if (e.original_size != token.size()) return false;
+    if (!e.compressed) return std::string_view(e.value) == token;
+    char small[256];
+    std::string large;
+    char* plain = small;
+    if (token.size() > sizeof(small)) {
+      large.resize(token.size());
+      plain = large.data();
+    }
+    if (!ZstdDecompress(e.value, plain, token.size())) throw std::bad_alloc();
+    return std::memcmp(plain, token.data(), token.size()) == 0;
+  }
+
+  // Reads the int64 text of the string entry `e`.  At most 20 bytes, so a
+  // compressed one is decoded into a stack buffer.
+  static bool ReadInt64Locked(const Entry& e, int64_t* out);
+
+  // --- eviction -----------------------------------------------------------
+
+  // Evicts, one shard at a time, the least recently used of a few sampled
+  // unpinned entries until `bytes` were freed.  Returns whether anything was
+  // freed.
+  bool EvictFor(uint64_t bytes);
+
+  // Removes one entry of `s`: the earliest expired one if any (it is absent
+  // already), else the least recently used of `eviction_samples` unpinned
+  // entries after the shard's cursor.  A live lock is never a candidate.
+  // Returns the bytes freed; 0 when the shard holds nothing evictable.
+  uint64_t EvictOneFrom(Shard& s);
+  void SweepLoop();
+
+  const StoreOptions options_;
+  const Clock* const clock_;
+  const size_t shard_mask_;
+  const std::unique_ptr<Shard[]> shards_;
+  std::atomic<uint64_t> used_{0};
+  // The parts of used_ that eviction cannot remove: pinned entries (live or
+  // expired and not yet removed) and tombstones.
+  std::atomic<uint64_t> pinned_used_{0};
+  std::atomic<uint64_t> tombstone_used_{0};
+  std::atomic<size_t> next_evict_shard_{0};
+
+  mutable Mutex flush_mu_;
+  Stamp flush_stamp_ ABSL_GUARDED_BY(flush_mu_);  // the newest flush seen (replication)
+
+  std::mutex sweep_mu_;
+  std::condition_variable sweep_cv_;
+  bool stop_ = false;  // guarded by sweep_mu_
+  std::thread sweeper_;
+};
+
+}  // namespace ephpm
+
+#endif  // EPHPM_CORE_STORE_IMPL_H_

@@ -1,0 +1,470 @@
+// The keyspace: DEL, EXISTS, the expire family, KEYS, SCAN, RANDOMKEY,
+// RENAME, FLUSH, DBSIZE, WaitForChange, Inspect and Stats.
+
+#include <chrono>
+#include <random>
+
+#include "ephpm/glob.h"
+#include "store_impl.h"
+
+namespace ephpm {
+
+Status Store::Impl::Del(std::string_view key, int64_t* removed) {
+  if (!KeyOk(key)) return Status::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  return Mutate<Status>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        *removed = it != s.map.end() ? 1 : 0;
+        if (*removed == 1) {
+          DeleteLocked(s, it, key);
+          *changed = true;
+        }
+        return Status::kOk;
+      });
+}
+
+Status Store::Impl::Exists(std::string_view key, bool* exists) const {
+  if (!KeyOk(key)) return Status::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  Shard& s = ShardFor(hk);
+  ReaderLock l(&s.mu);
+  auto it = s.map.find(hk);
+  *exists = it != s.map.end() && !IsExpired(it->second, NowFor(it->second));
+  return Status::kOk;
+}
+
+Status Store::Impl::Expire(std::string_view key, int64_t ttl_ms, bool* applied) {
+  if (ttl_ms <= 0) return ExpireAt(key, std::numeric_limits<int64_t>::min(), applied);
+  int64_t at = 0;
+  if (!ExpiryFrom(clock_->NowMs(), ttl_ms, &at)) return Status::kInvalidArgument;
+  return ExpireAt(key, at, applied);
+}
+
+Status Store::Impl::ExpireAt(std::string_view key, int64_t at_ms, bool* applied) {
+  if (!KeyOk(key)) return Status::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  const Status st = Mutate<Status>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        *applied = it != s.map.end();
+        if (!*applied) return Status::kOk;
+        return ExpireAtLocked(s, it, key, at_ms, now, changed);
+      });
+  return st;
+}
+
+Status Store::Impl::ExpireAtLocked(Shard& s, Map::iterator it, std::string_view key, int64_t at_ms,
+                                   int64_t now, bool* changed) {
+  if (at_ms <= now) {  // a time already past deletes, as in Redis
+    DeleteLocked(s, it, key);
+    *changed = true;
+    return Status::kOk;
+  }
+  const Status r = SetExpiryLocked(s, it, at_ms);
+  if (r == Status::kOk) {
+    PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
+    *changed = true;
+  }
+  return r;
+}
+
+Status Store::Impl::Persist(std::string_view key, bool* applied) {
+  if (!KeyOk(key)) return Status::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  return Mutate<Status>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        *applied = it != s.map.end() && it->second.expires_at != 0;
+        if (*applied) {
+          SetExpiryLocked(s, it, 0);  // removing a TTL allocates nothing
+          PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
+          *changed = true;
+        }
+        return Status::kOk;
+      });
+}
+
+Status Store::Impl::Pttl(std::string_view key, int64_t* ttl_ms) const {
+  if (!KeyOk(key)) return Status::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  Shard& s = ShardFor(hk);
+  ReaderLock l(&s.mu);
+  auto it = s.map.find(hk);
+  if (it == s.map.end()) {
+    *ttl_ms = -2;
+  } else if (it->second.expires_at == 0) {
+    *ttl_ms = -1;
+  } else {
+    const int64_t now = clock_->NowMs();
+    *ttl_ms = IsExpired(it->second, now) ? -2 : it->second.expires_at - now;
+  }
+  return Status::kOk;
+}
+
+Status Store::Impl::Keys(std::string_view pattern, std::vector<std::string>* out) const {
+  const bool all = pattern == "*";
+  for (size_t i = 0; i <= shard_mask_; ++i) {
+    Shard& s = shards_[i];
+    ReaderLock l(&s.mu);
+    const int64_t now = clock_->NowMs();
+    for (const auto& [k, e] : s.map) {
+      if (IsExpired(e, now)) continue;
+      if (all || GlobMatch(pattern, k)) out->push_back(k);
+    }
+  }
+  return Status::kOk;
+}
+
+uint64_t Store::Impl::DbSize() const {
+  uint64_t n = 0;
+  for (size_t i = 0; i <= shard_mask_; ++i) {
+    Shard& s = shards_[i];
+    ReaderLock l(&s.mu);
+    n += LiveCountLocked(s, clock_->NowMs());
+  }
+  return n;
+}
+
+void Store::Impl::Flush() {
+  Stamp stamp;
+  if (options_.replicator != nullptr) {
+    stamp = options_.replicator->NextStamp();
+    RaiseFlushStamp(stamp);
+    ClearOlderThan(stamp);  // the newest stamp this node knows: everything
+  } else {
+    ClearShards();
+  }
+  if (options_.replicator != nullptr) {
+    Mutation m;
+    m.kind = Mutation::Kind::kFlush;
+    m.stamp = stamp;
+    options_.replicator->Publish(m);
+  }
+}
+
+void Store::Impl::ClearShards() {
+  for (size_t i = 0; i <= shard_mask_; ++i) {
+    Shard& s = shards_[i];
+    {
+      ShardWrite w(&s);
+      w.changed = !s.map.empty();
+      uint64_t mem = 0, tomb = 0;
+      for (const auto& kv : s.map) mem += kv.second.mem_size;
+      for (const auto& t : s.tombstones) tomb += TombstoneMem(t.first.size());
+      used_.fetch_sub(mem + tomb, std::memory_order_relaxed);
+      tombstone_used_.fetch_sub(tomb, std::memory_order_relaxed);
+      pinned_used_.fetch_sub(s.pinned_bytes, std::memory_order_relaxed);
+      s.pinned_keys = s.pinned_bytes = 0;
+      Map().swap(s.map);  // swap, not clear(): the table's memory goes too
+      TtlIndex().swap(s.ttl);
+      s.tombstones.clear();
+      s.tombstone_order.clear();
+      s.has_evict_cursor = false;
+      s.compressed_values = s.compressed_original = s.compressed_stored = 0;
+    }
+  }
+}
+
+Status Store::Impl::Rename(std::string_view src, std::string_view dst, bool only_if_absent,
+                           bool* renamed) {
+  if (!KeyOk(src) || !KeyOk(dst)) return Status::kInvalidArgument;
+  const HashedKey hs = HashKey(src), hd = HashKey(dst);
+  Shard& a = ShardFor(hs);
+  Shard& b = ShardFor(hd);
+  return WithEviction<Status>([&](uint64_t* shortfall) {
+    PairWrite w(this, &a, &b);
+    const Status st = RenameLocked(a, b, hs, hd, only_if_absent, renamed, shortfall, &w.changed_a);
+    w.changed_b = w.changed_a;  // a rename wakes the waiters of both keys
+    return st;
+  });
+}
+
+Status Store::Impl::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions,
+                               bool* applied) {
+  if (!KeyOk(key)) return Status::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  const Status st = Mutate<Status>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        *applied = false;
+        if (it == s.map.end()) return Status::kOk;
+        const int64_t current = it->second.expires_at;  // 0: never
+        if ((conditions & kExpireNx) && current != 0) return Status::kOk;
+        if ((conditions & kExpireXx) && current == 0) return Status::kOk;
+        if ((conditions & kExpireGt) && (current == 0 || at_ms <= current)) return Status::kOk;
+        if ((conditions & kExpireLt) && current != 0 && at_ms >= current) return Status::kOk;
+        *applied = true;
+        *changed = true;  // even when the index node cannot be allocated
+        return ExpireAtLocked(s, it, key, at_ms, now, changed);
+      });
+  return st;
+}
+
+Status Store::Impl::RandomKey(std::string* key) const {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  const size_t n = shard_mask_ + 1;
+  const size_t start = rng() & shard_mask_;
+  for (size_t k = 0; k < n; ++k) {
+    Shard& s = shards_[(start + k) & shard_mask_];
+    ReaderLock l(&s.mu);
+    const int64_t now = clock_->NowMs();
+    const size_t size = s.map.size();
+    if (size == 0) continue;
+    // A random position, then the first live entry from there (wrapping).
+    auto it = s.map.begin();
+    std::advance(it, static_cast<std::ptrdiff_t>(rng() % size));
+    for (size_t tried = 0; tried < size; ++tried) {
+      if (!IsExpired(it->second, now)) {
+        *key = it->first;
+        return Status::kOk;
+      }
+      if (++it == s.map.end()) it = s.map.begin();
+    }
+  }
+  return Status::kNotFound;
+}
+
+Status Store::Impl::Scan(uint64_t cursor, std::string_view pattern, size_t count,
+                         std::optional<ValueType> type, std::vector<std::string>* keys,
+                         uint64_t* next) const {
+  // The cursor is the index of the next shard to visit.  Shards are
+  // visited whole, so a key present for the whole walk is met exactly
+  // once however the tables grow or shrink between steps.
+  *next = 0;
+  if (cursor > shard_mask_) return Status::kOk;
+  size_t visited = 0;
+  for (uint64_t i = cursor; i <= shard_mask_; ++i) {
+    {
+      Shard& s = shards_[i];
+      ReaderLock l(&s.mu);
+      const int64_t now = clock_->NowMs();
+      for (const auto& [k, e] : s.map) {
+        ++visited;
+        if (IsExpired(e, now)) continue;
+        if (type && e.type != *type) continue;
+        if (!pattern.empty() && pattern != "*" && !GlobMatch(pattern, k)) continue;
+        keys->push_back(k);
+      }
+    }
+    if (visited >= count && i < shard_mask_) {
+      *next = i + 1;
+      return Status::kOk;
+    }
+  }
+  return Status::kOk;
+}
+
+Status Store::Impl::WaitForChange(std::string_view key, uint64_t last_version, int64_t timeout_ms,
+                                  WaitResult* r) const {
+  if (!KeyOk(key) || timeout_ms < 0) return Status::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  Shard& s = ShardFor(hk);
+  using Steady = std::chrono::steady_clock;
+  // steady_clock counts nanoseconds in an int64: cap the timeout (at about
+  // a century) so that now + timeout cannot overflow.
+  constexpr int64_t kMaxTimeoutMs = int64_t{100} * 365 * 24 * 3600 * 1000;
+  const auto deadline =
+      Steady::now() + std::chrono::milliseconds(std::min(timeout_ms, kMaxTimeoutMs));
+  std::string frame;
+  bool compressed = false;
+  uint64_t original_size = 0;
+  r->changed = r->found = false;
+  r->value.clear();
+
+  // Registered before the first look, so a writer that changes the key
+  // after that look sees a waiter and notifies (see Notify).
+  s.waiters.fetch_add(1, std::memory_order_seq_cst);
+  for (;;) {
+    const uint64_t seq = s.wake_seq.load(std::memory_order_seq_cst);
+    uint64_t version = 0;
+    int64_t expires_in = 0;  // ms until the live entry expires, 0 = never
+    {
+      ReaderLock l(&s.mu);
+      auto it = s.map.find(hk);
+      const int64_t now = it == s.map.end() ? 0 : NowFor(it->second);
+      if (it != s.map.end() && !IsExpired(it->second, now)) {
+        const Entry& e = it->second;
+        version = e.version;
+        if (e.expires_at != 0) expires_in = e.expires_at - now;
+        if (version != last_version && e.type == ValueType::kString) {
+          r->found = true;
+          frame = e.value;
+          compressed = e.compressed;
+          original_size = e.original_size;
+        }
+      }
+    }
+    r->version = version;
+    if (version != last_version) {
+      r->changed = true;
+      break;
+    }
+    const auto steady_now = Steady::now();
+    if (steady_now >= deadline) break;
+    auto wake_at = deadline;
+    if (expires_in > 0) {  // its expiry moves the version too
+      wake_at = std::min(wake_at, steady_now + std::chrono::milliseconds(expires_in));
+    }
+    std::unique_lock<std::mutex> l(s.wait_mu);
+    s.wait_cv.wait_until(l, wake_at, [&] {
+      return s.wake_seq.load(std::memory_order_seq_cst) != seq;
+    });
+  }
+  s.waiters.fetch_sub(1, std::memory_order_seq_cst);
+
+  if (!r->found) return Status::kOk;
+  return EmitString(frame, compressed, original_size, &r->value);
+}
+
+Status Store::Impl::Inspect(std::string_view key, EntryInfo* info) const {
+  if (!KeyOk(key)) return Status::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  Shard& s = ShardFor(hk);
+  ReaderLock l(&s.mu);
+  auto it = s.map.find(hk);
+  if (it == s.map.end() || IsExpired(it->second, NowFor(it->second))) {
+    return Status::kNotFound;
+  }
+  const Entry& e = it->second;
+  info->type = e.type;
+  info->compressed = e.compressed;
+  info->value_size = e.type == ValueType::kHash ? e.hash->size() : e.original_size;
+  info->stored_size = e.value.size();
+  info->mem_size = e.mem_size;
+  info->version = e.version;
+  info->expires_at_ms = e.expires_at;
+  info->stamp = e.stamp;
+  info->pinned = e.pinned;
+  return Status::kOk;
+}
+
+StoreStats Store::Impl::Stats() const {
+  StoreStats st;
+  st.memory_limit = options_.memory_limit;
+  for (size_t i = 0; i <= shard_mask_; ++i) {
+    Shard& s = shards_[i];
+    st.hits += s.hits.load(std::memory_order_relaxed);
+    st.misses += s.misses.load(std::memory_order_relaxed);
+    st.expired += s.expired.load(std::memory_order_relaxed);
+    st.evicted += s.evicted.load(std::memory_order_relaxed);
+    ReaderLock l(&s.mu);
+    const int64_t now = clock_->NowMs();
+    const uint64_t live = LiveCountLocked(s, now);
+    st.keys += live;
+    st.keys_with_ttl += s.ttl.size() - (s.map.size() - live);
+    st.compressed_values += s.compressed_values;
+    st.compressed_original_bytes += s.compressed_original;
+    st.compressed_stored_bytes += s.compressed_stored;
+    // Locks that expired but were not removed yet are absent: not counted.
+    uint64_t pinned_keys = s.pinned_keys, pinned_bytes = s.pinned_bytes;
+    for (auto t = s.ttl.begin(); pinned_keys > 0 && t != s.ttl.end() && t->at <= now; ++t) {
+      auto it = s.map.find(std::string_view(t->key));
+      if (it != s.map.end() && it->second.pinned) {
+        pinned_keys--;
+        pinned_bytes -= it->second.mem_size;
+      }
+    }
+    st.pinned_keys += pinned_keys;
+    st.pinned_bytes += pinned_bytes;
+  }
+  st.memory_used = used_.load(std::memory_order_relaxed);
+  return st;
+}
+
+uint64_t Store::Impl::LiveCountLocked(const Shard& s, int64_t now) {
+  uint64_t expired = 0;
+  for (auto it = s.ttl.begin(); it != s.ttl.end() && it->at <= now; ++it) ++expired;
+  return s.map.size() - expired;
+}
+
+Status Store::Impl::SetExpiryLocked(Shard& s, Map::iterator it, int64_t at_ms) {
+  Entry& e = it->second;
+  if (e.expires_at != at_ms) {
+    if (at_ms != 0) {
+      try {
+        s.ttl.insert(TtlItem{at_ms, it->first});
+      } catch (const std::bad_alloc&) {
+        return Status::kOutOfMemory;
+      }
+    }
+    if (e.expires_at != 0) s.ttl.erase(TtlRef{e.expires_at, it->first});
+    // Adding or removing a TTL adds or removes an index node and key copy.
+    const uint64_t ttl_part = EntryMem(it->first.size(), 0, true) - EntryMem(it->first.size(), 0, false);
+    const uint64_t new_mem =
+        at_ms != 0 && e.expires_at == 0   ? e.mem_size + ttl_part
+        : at_ms == 0 && e.expires_at != 0 ? e.mem_size - ttl_part
+                                          : e.mem_size;
+    uint64_t unused = 0;
+    Reserve(new_mem, e.mem_size, /*force=*/true, &unused);
+    Release(new_mem, e.mem_size);
+    TrackPinnedLocked(s, e, false);
+    e.mem_size = new_mem;
+    e.expires_at = at_ms;
+    // A new TTL keeps a lock pinned; none unpins it, so that no pinned
+    // entry can hold memory for ever.
+    if (at_ms == 0) e.pinned = false;
+    TrackPinnedLocked(s, e, true);
+  }
+  e.version = ++s.last_version;
+  return Status::kOk;
+}
+
+Status Store::Impl::RenameLocked(Shard& a, Shard& b, const HashedKey& hs, const HashedKey& hd,
+                                 bool only_if_absent, bool* renamed, uint64_t* shortfall,
+                                 bool* changed) {
+  const int64_t now = clock_->NowMs();
+  FindLiveForWriteLocked(a, hs, now, changed);
+  auto dst = FindLiveForWriteLocked(b, hd, now, changed);
+  auto src = a.map.find(hs);  // again: the reap of dst may share the table
+  *renamed = false;
+  if (src == a.map.end()) return Status::kNotFound;
+  if (hs.key == hd.key) {  // Redis: RENAME k k is OK, RENAMENX k k is 0
+    *renamed = !only_if_absent;
+    return Status::kOk;
+  }
+  if (only_if_absent && dst != b.map.end()) return Status::kOk;
+
+  const int64_t expires_at = src->second.expires_at;
+  const bool dst_existed = dst != b.map.end();
+  const int64_t dst_old_expiry = dst_existed ? dst->second.expires_at : 0;
+  // The entry's size with dst's key instead of src's.
+  const uint64_t new_mem = src->second.mem_size - hs.key.size() + hd.key.size() -
+                           (expires_at != 0 ? hs.key.size() : 0) +
+                           (expires_at != 0 ? hd.key.size() : 0);
+  const uint64_t old_mem = src->second.mem_size + (dst_existed ? dst->second.mem_size : 0);
+  const uint64_t old_pinned = (src->second.pinned ? src->second.mem_size : 0) +
+                              (dst_existed && dst->second.pinned ? dst->second.mem_size : 0);
+  bool ttl_inserted = false;
+  Entry* de = nullptr;
+  const bool installed = Transact(
+      new_mem, old_mem, false, old_pinned, shortfall,
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu) {
+        ttl_inserted = InsertTtlLocked(b, hd.key, expires_at, dst_old_expiry);
+        if (!dst_existed) {
+          dst = EmplaceLocked(b, hd);
+          src = a.map.find(hs);  // the insert may have rehashed a shared table
+        }
+      },
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(b.mu) {
+        if (ttl_inserted) b.ttl.erase(TtlRef{expires_at, hd.key});
+      },
+      [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu) {
+        Entry& se = src->second;
+        TrackCompressedLocked(a, se, false);
+        TrackPinnedLocked(a, se, false);
+        if (expires_at != 0) a.ttl.erase(TtlRef{expires_at, src->first});
+        // A renamed lock is still a lock: the pin moves with the rest.
+        FillLocked(b, dst, dst_existed, &se, new_mem, now);
+        de = &dst->second;
+        a.map.erase(src);
+      });
+  if (!installed) return Status::kOutOfMemory;
+  PublishLocked(a, Mutation::Kind::kDelete, hs.key, nullptr);
+  PublishLocked(b, Mutation::Kind::kSet, hd.key, de);
+  *renamed = true;
+  *changed = true;
+  return Status::kOk;
+}
+
+}  // namespace ephpm

@@ -1,0 +1,181 @@
+// The lock decisions: set_nx, del_if_eq and the fenced operations on a
+// guard key (set_if_eq, del_if_guard_eq, expire_if_guard_eq), and incr_by's
+// routing.  Each asks the replicator where it is decided, and decides here
+// only when that is this node (invariant 3 in docs/ARCHITECTURE.md).
+
+#include "store_impl.h"
+
+namespace ephpm {
+
+SetNxOutcome Store::Impl::SetNx(std::string_view key, std::string_view value, int64_t ttl_ms) {
+  return Decided<SetNxOutcome>(
+      [&](Replicator& r) { return r.RouteSetNx(key, value, ttl_ms); },
+      [&] { return SetNxLocal(key, value, ttl_ms); });
+}
+
+SetNxOutcome Store::Impl::SetNxLocal(std::string_view key, std::string_view value, int64_t ttl_ms) {
+  if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0) return SetNxOutcome::kInvalidArgument;
+  Prepared p = Prepare(value);
+  const HashedKey hk = HashKey(key);
+  return Mutate<SetNxOutcome>(
+      hk, [&](Shard& s, int64_t now, bool* changed,
+              uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        int64_t expires_at = 0;
+        if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
+          return SetNxOutcome::kInvalidArgument;
+        }
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        if (it != s.map.end()) return SetNxOutcome::kExists;
+        // With a TTL this is a lock: pinned until it expires or is replaced.
+        return PutLocked(s, it, hk, &p, expires_at, /*pinned=*/true, now, shortfall, changed) ==
+                       Status::kOk
+                   ? SetNxOutcome::kInserted
+                   : SetNxOutcome::kOutOfMemory;
+      });
+}
+
+DelIfEqOutcome Store::Impl::DelIfEq(std::string_view key, std::string_view token) {
+  return Decided<DelIfEqOutcome>(
+      [&](Replicator& r) { return r.RouteDelIfEq(key, token); },
+      [&] { return DelIfEqLocal(key, token); });
+}
+
+DelIfEqOutcome Store::Impl::DelIfEqLocal(std::string_view key, std::string_view token) {
+  if (!KeyOk(key) || !ValueOk(token)) return DelIfEqOutcome::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  // The compare and the removal are one step under the write lock: no
+  // other writer can replace the value between them.
+  return Mutate<DelIfEqOutcome>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        if (it == s.map.end()) return DelIfEqOutcome::kNotMatched;
+        if (it->second.type != ValueType::kString) return DelIfEqOutcome::kWrongType;
+        if (!EqualsLocked(it->second, token)) return DelIfEqOutcome::kNotMatched;
+        DeleteLocked(s, it, key);
+        *changed = true;
+        return DelIfEqOutcome::kDeleted;
+      });
+}
+
+SetIfEqOutcome Store::Impl::SetIfEq(std::string_view guard_key, std::string_view token,
+                                    std::string_view key, std::string_view value, int64_t ttl_ms) {
+  return Decided<SetIfEqOutcome>(
+      [&](Replicator& r) { return r.RouteSetIfEq(guard_key, token, key, value, ttl_ms); },
+      [&] { return SetIfEqLocal(guard_key, token, key, value, ttl_ms); });
+}
+
+SetIfEqOutcome Store::Impl::SetIfEqLocal(std::string_view guard_key, std::string_view token,
+                                         std::string_view key, std::string_view value,
+                                         int64_t ttl_ms) {
+  if (!KeyOk(guard_key) || !KeyOk(key) || !ValueOk(token) || !ValueOk(value) || ttl_ms < 0) {
+    return SetIfEqOutcome::kInvalidArgument;
+  }
+  Prepared p = Prepare(value);
+  const HashedKey hg = HashKey(guard_key), hk = HashKey(key);
+  Shard& g = ShardFor(hg);
+  Shard& s = ShardFor(hk);
+  return WithEviction<SetIfEqOutcome>([&](uint64_t* shortfall) {
+    PairWrite w(this, &g, &s);
+    return SetIfEqLocked(g, s, hg, hk, token, &p, ttl_ms, shortfall, &w.changed_a, &w.changed_b);
+  });
+}
+
+DelIfGuardEqOutcome Store::Impl::DelIfGuardEq(std::string_view guard_key, std::string_view token,
+                                              std::string_view key) {
+  return Decided<DelIfGuardEqOutcome>(
+      [&](Replicator& r) { return r.RouteDelIfGuardEq(guard_key, token, key); },
+      [&] { return DelIfGuardEqLocal(guard_key, token, key); });
+}
+
+DelIfGuardEqOutcome Store::Impl::DelIfGuardEqLocal(std::string_view guard_key,
+                                                   std::string_view token, std::string_view key) {
+  if (!KeyOk(guard_key) || !KeyOk(key) || !ValueOk(token)) {
+    return DelIfGuardEqOutcome::kInvalidArgument;
+  }
+  const HashedKey hg = HashKey(guard_key), hk = HashKey(key);
+  Shard& g = ShardFor(hg);
+  Shard& s = ShardFor(hk);
+  // The compare on the guard and the removal are one step under both
+  // write locks: the guard cannot change hands between them.
+  PairWrite w(this, &g, &s);
+  const int64_t now = clock_->NowMs();
+  DelIfGuardEqOutcome refused{};
+  if (GuardRefuses(GuardHoldsLocked(g, hg, token, now, &w.changed_a), &refused)) return refused;
+  auto it = FindLiveForWriteLocked(s, hk, now, &w.changed_b);
+  if (it == s.map.end()) return DelIfGuardEqOutcome::kAbsent;
+  DeleteLocked(s, it, key);
+  w.changed_b = true;
+  return DelIfGuardEqOutcome::kDeleted;
+}
+
+ExpireIfGuardEqOutcome Store::Impl::ExpireIfGuardEq(std::string_view guard_key,
+                                                    std::string_view token, std::string_view key,
+                                                    int64_t ttl_ms) {
+  return Decided<ExpireIfGuardEqOutcome>(
+      [&](Replicator& r) { return r.RouteExpireIfGuardEq(guard_key, token, key, ttl_ms); },
+      [&] { return ExpireIfGuardEqLocal(guard_key, token, key, ttl_ms); });
+}
+
+ExpireIfGuardEqOutcome Store::Impl::ExpireIfGuardEqLocal(std::string_view guard_key,
+                                                         std::string_view token,
+                                                         std::string_view key, int64_t ttl_ms) {
+  if (!KeyOk(guard_key) || !KeyOk(key) || !ValueOk(token) || ttl_ms < 0) {
+    return ExpireIfGuardEqOutcome::kInvalidArgument;
+  }
+  const HashedKey hg = HashKey(guard_key), hk = HashKey(key);
+  Shard& g = ShardFor(hg);
+  Shard& s = ShardFor(hk);
+  PairWrite w(this, &g, &s);
+  const int64_t now = clock_->NowMs();
+  int64_t at = 0;
+  if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &at)) return ExpireIfGuardEqOutcome::kInvalidArgument;
+  ExpireIfGuardEqOutcome refused{};
+  if (GuardRefuses(GuardHoldsLocked(g, hg, token, now, &w.changed_a), &refused)) return refused;
+  auto it = FindLiveForWriteLocked(s, hk, now, &w.changed_b);
+  if (it == s.map.end()) return ExpireIfGuardEqOutcome::kAbsent;
+  if (SetExpiryLocked(s, it, at) != Status::kOk) return ExpireIfGuardEqOutcome::kOutOfMemory;
+  PublishLocked(s, Mutation::Kind::kExpire, key, &it->second);
+  w.changed_b = true;
+  return ExpireIfGuardEqOutcome::kApplied;
+}
+
+Status Store::Impl::IncrBy(std::string_view key, int64_t delta, int64_t* result) {
+  return Route(
+      options_.replicator, [&](Replicator& r) { return r.RouteIncrBy(key, delta); },
+      Status::kOwnerUnreachable,
+      [&](const IncrByReply& reply) {
+        if (reply.status == Status::kOk) *result = reply.value;
+        return reply.status;
+      },
+      [&] { return IncrByLocal(key, delta, result); });
+}
+
+Store::Impl::Guard Store::Impl::GuardHoldsLocked(Shard& g, const HashedKey& hg,
+                                                 std::string_view token, int64_t now,
+                                                 bool* changed) {
+  auto guard = FindLiveForWriteLocked(g, hg, now, changed);
+  if (guard == g.map.end()) return Guard::kNotMatched;
+  if (guard->second.type != ValueType::kString) return Guard::kWrongType;
+  return EqualsLocked(guard->second, token) ? Guard::kHolds : Guard::kNotMatched;
+}
+
+SetIfEqOutcome Store::Impl::SetIfEqLocked(Shard& g, Shard& s, const HashedKey& hg,
+                                          const HashedKey& hk, std::string_view token, Prepared* p,
+                                          int64_t ttl_ms, uint64_t* shortfall, bool* changed_g,
+                                          bool* changed_s) {
+  const int64_t now = clock_->NowMs();
+  int64_t expires_at = 0;
+  if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
+    return SetIfEqOutcome::kInvalidArgument;
+  }
+  SetIfEqOutcome refused{};
+  if (GuardRefuses(GuardHoldsLocked(g, hg, token, now, changed_g), &refused)) return refused;
+  auto it = FindLiveForWriteLocked(s, hk, now, changed_s);
+  if (PutLocked(s, it, hk, p, expires_at, /*pinned=*/false, now, shortfall, changed_s) !=
+      Status::kOk) {
+    return SetIfEqOutcome::kOutOfMemory;
+  }
+  return SetIfEqOutcome::kWritten;
+}
+
+}  // namespace ephpm

@@ -1,0 +1,75 @@
+// Expiry: the Impl's construction and teardown of the sweeper thread, the
+// sweep itself, and lazy expiry for readers.
+
+#include <chrono>
+#include <thread>
+
+#include "store_impl.h"
+
+namespace ephpm {
+
+Store::Impl::Impl(const StoreOptions& o)
+    : options_(o),
+      clock_(o.clock != nullptr ? o.clock : SystemClock()),
+      shard_mask_(o.shards - 1),
+      shards_(new Shard[o.shards]) {
+  if (o.sweep_interval_ms > 0) sweeper_ = std::thread([this] { SweepLoop(); });
+}
+
+Store::Impl::~Impl() {
+  if (!sweeper_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> l(sweep_mu_);
+    stop_ = true;
+  }
+  sweep_cv_.notify_all();
+  sweeper_.join();
+}
+
+size_t Store::Impl::Sweep(size_t budget, bool* more) {
+  size_t total = 0;
+  for (size_t i = 0; i <= shard_mask_; ++i) {
+    Shard& s = shards_[i];
+    size_t removed = 0;
+    {
+      ShardWrite w(&s);
+      const int64_t now = clock_->NowMs();
+      while (!s.ttl.empty() && s.ttl.begin()->at <= now) {
+        if (removed == budget) {
+          *more = true;
+          break;
+        }
+        auto it = s.map.find(std::string_view(s.ttl.begin()->key));
+        ExpireLocked(s, it, now);  // erases the index node too
+        ++removed;
+      }
+      CollectTombstonesLocked(s, now);
+      w.changed = removed > 0;
+    }
+    total += removed;
+  }
+  return total;
+}
+
+void Store::Impl::ReapIfExpired(const HashedKey& hk) const {
+  Shard& s = ShardFor(hk);
+  ShardWrite w(&s);
+  const_cast<Impl*>(this)->FindLiveForWriteLocked(s, hk, clock_->NowMs(), &w.changed);
+}
+
+void Store::Impl::SweepLoop() {
+  std::unique_lock<std::mutex> l(sweep_mu_);
+  bool more = false;
+  while (!stop_) {
+    // Adaptive, like Redis's active expiry: a pass that hit its budget
+    // means a backlog, so the next pass starts at once.
+    const auto pause = std::chrono::milliseconds(more ? 0 : options_.sweep_interval_ms);
+    if (sweep_cv_.wait_for(l, pause, [this] { return stop_; })) break;
+    l.unlock();
+    more = false;
+    Sweep(options_.sweep_budget, &more);
+    l.lock();
+  }
+}
+
+}  // namespace ephpm
