@@ -30,6 +30,7 @@
 #include "hlc.h"
 #include "mutex.h"
 #include "node.h"
+#include "route_codec.h"
 #include "rpc.h"
 #include "transport.h"
 #include "wire.h"
@@ -113,16 +114,6 @@ class ClusterNode::Impl {
   // decider forgets its own copy of the key (so its fresher stamp cannot
   // override the cluster's state) and loses its standing until it caught up.
 
-  enum class RouteOp : uint8_t {
-    kSetNx = 1,
-    kDelIfEq = 2,
-    kSetIfEq = 3,
-    kIncrBy = 4,
-    kGet = 5,
-    kDelIfGuardEq = 6,
-    kExpireIfGuardEq = 7,
-  };
-
   // A member's verdict on a decision.
   enum class Verdict : uint8_t {
     kConfirmed = 0,
@@ -204,12 +195,22 @@ class ClusterNode::Impl {
   CallResult Call(const std::string& address, const std::string& body, int64_t deadline_ms,
                   std::string* answer);
   bool WaitUntilReady(int64_t deadline_ms) ABSL_LOCKS_EXCLUDED(mu_);
-  Asked Ask(std::string_view routing_key, RouteOp op, int64_t deadline_ms,
-            const std::function<void(Writer*)>& args, std::shared_ptr<const View>* view,
-            std::string* answer);
-  template <typename Outcome, typename Op>
-  Routed<Outcome> RouteByte(std::string_view routing_key, RouteOp rop, Outcome max,
-                            const std::function<void(Writer*)>& args, Op local);
+  // Finds the owner of op's routing key and asks it, until `deadline_ms`:
+  // an owner that refuses (it is catching up, or the views are changing)
+  // has applied nothing and is asked again; one that does not answer leaves
+  // the outcome unknown.  This node waits for its own readiness the same way.
+  Asked Ask(RouteOp op, const RouteArgs& args, int64_t deadline_ms,
+            std::shared_ptr<const View>* view, std::string* answer);
+  // The asking side of every routed operation.
+  template <RouteOp kOp>
+  Routed<typename RoutedOp<kOp>::Outcome> Route(const RouteArgs& args);
+  // Answers a route request: (status byte, encoded outcome).
+  using Answer = std::function<void(uint8_t, const std::string&)>;
+  // The owner's side of a decision asked by another node: decides it and
+  // answers once it is settled, or refuses it.  Returns true.
+  template <RouteOp kOp>
+  bool DecideFor(const RouteArgs& args, int64_t deadline, std::shared_ptr<const View> view,
+                 const Answer& answer);
   bool OnRouteRequest(const std::shared_ptr<Conn>& c, const std::string& asker, uint64_t request_id,
                       Reader* r);
   Verdict Judge(std::string_view decider, std::string_view routing_key, int64_t deadline,

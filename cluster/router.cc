@@ -8,14 +8,13 @@
 #include "ephpm/clock.h"
 #include "node_impl.h"
 #include "owner.h"
+#include "route_codec.h"
 
 namespace ephpm {
 namespace cluster {
 
 // The rule this file implements is written above the declarations, in
 // node_impl.h ("owner arbitration").
-
-constexpr int kMaxStatus = static_cast<int>(Status::kNanOrInfinity);
 
 // A result handed from whichever thread produces it (an I/O thread, a
 // timer) to a thread that waits for it.
@@ -45,16 +44,6 @@ struct Handoff {
     return true;
   }
 };
-
-// Decodes an outcome byte of an enum whose values run 0..max.
-template <typename E>
-bool OutcomeFrom(std::string_view answer, int max, E* out) {
-  Reader r(answer);
-  uint8_t v = 0;
-  if (!r.U8(&v) || v > max) return false;
-  *out = static_cast<E>(v);
-  return true;
-}
 
 // A route reply's status byte.  Refused means nothing was applied, so the
 // asker may ask again; unconfirmed means the owner applied it but not
@@ -324,19 +313,11 @@ bool ClusterNode::Impl::WaitUntilReady(int64_t deadline_ms) {
   }
 }
 
-// Where a decision ended up: on a single node (kPlain: the caller decides
-// locally), here (kHere: *view is what to decide over), answered by the
-// owner (kAnswered: *answer), or unknown.
-
-// Finds the owner of `routing_key` and asks it, until `deadline_ms`: an
-// owner that refuses (it is catching up, or the views are changing) has
-// applied nothing and is asked again; one that does not answer leaves the
-// outcome unknown.  This node waits for its own readiness the same way.
-ClusterNode::Impl::Asked ClusterNode::Impl::Ask(std::string_view routing_key, RouteOp op,
+ClusterNode::Impl::Asked ClusterNode::Impl::Ask(RouteOp op, const RouteArgs& args,
                                                 int64_t deadline_ms,
-                                                const std::function<void(Writer*)>& args,
                                                 std::shared_ptr<const View>* view,
                                                 std::string* answer) {
+  const std::string_view routing_key = RoutingKey(op, args);
   for (;;) {
     Placement p = Place(routing_key);
     if (p.kind == Placement::Kind::kPlain) return Asked::kPlain;
@@ -355,7 +336,7 @@ ClusterNode::Impl::Asked ClusterNode::Impl::Ask(std::string_view routing_key, Ro
     w.Str(o_.node_id);
     w.U8(static_cast<uint8_t>(op));
     w.I64(deadline_ms);
-    args(&w);
+    EncodeArgs(op, args, &w);
     switch (Call(p.address, w.out(), deadline_ms, answer)) {
       case CallResult::kAnswered:
         return Asked::kAnswered;
@@ -371,69 +352,30 @@ ClusterNode::Impl::Asked ClusterNode::Impl::Ask(std::string_view routing_key, Ro
   return Asked::kUnknown;
 }
 
-// The outcome bytes on the wire are these enums' values: pinned here, so
-// that a renumbered or reordered enum fails to build instead of changing
-// what a byte means, and so that each `max` below is still the last value.
-#define EPHPM_WIRE(E, v, n) static_assert(static_cast<int>(E::v) == (n), #E "::" #v " on the wire")
-EPHPM_WIRE(SetNxOutcome, kInserted, 0);
-EPHPM_WIRE(SetNxOutcome, kExists, 1);
-EPHPM_WIRE(SetNxOutcome, kOutOfMemory, 2);
-EPHPM_WIRE(SetNxOutcome, kOwnerUnreachable, 3);
-EPHPM_WIRE(SetNxOutcome, kInvalidArgument, 4);
-EPHPM_WIRE(DelIfEqOutcome, kDeleted, 0);
-EPHPM_WIRE(DelIfEqOutcome, kNotMatched, 1);
-EPHPM_WIRE(DelIfEqOutcome, kOwnerUnreachable, 2);
-EPHPM_WIRE(DelIfEqOutcome, kWrongType, 3);
-EPHPM_WIRE(DelIfEqOutcome, kInvalidArgument, 4);
-EPHPM_WIRE(DelIfEqOutcome, kOutOfMemory, 5);
-EPHPM_WIRE(SetIfEqOutcome, kWritten, 0);
-EPHPM_WIRE(SetIfEqOutcome, kNotMatched, 1);
-EPHPM_WIRE(SetIfEqOutcome, kOutOfMemory, 2);
-EPHPM_WIRE(SetIfEqOutcome, kOwnerUnreachable, 3);
-EPHPM_WIRE(SetIfEqOutcome, kWrongType, 4);
-EPHPM_WIRE(SetIfEqOutcome, kInvalidArgument, 5);
-EPHPM_WIRE(DelIfGuardEqOutcome, kDeleted, 0);
-EPHPM_WIRE(DelIfGuardEqOutcome, kAbsent, 1);
-EPHPM_WIRE(DelIfGuardEqOutcome, kNotMatched, 2);
-EPHPM_WIRE(DelIfGuardEqOutcome, kOwnerUnreachable, 3);
-EPHPM_WIRE(DelIfGuardEqOutcome, kWrongType, 4);
-EPHPM_WIRE(DelIfGuardEqOutcome, kInvalidArgument, 5);
-EPHPM_WIRE(DelIfGuardEqOutcome, kOutOfMemory, 6);
-EPHPM_WIRE(ExpireIfGuardEqOutcome, kApplied, 0);
-EPHPM_WIRE(ExpireIfGuardEqOutcome, kAbsent, 1);
-EPHPM_WIRE(ExpireIfGuardEqOutcome, kNotMatched, 2);
-EPHPM_WIRE(ExpireIfGuardEqOutcome, kOwnerUnreachable, 3);
-EPHPM_WIRE(ExpireIfGuardEqOutcome, kWrongType, 4);
-EPHPM_WIRE(ExpireIfGuardEqOutcome, kInvalidArgument, 5);
-EPHPM_WIRE(ExpireIfGuardEqOutcome, kOutOfMemory, 6);
-EPHPM_WIRE(Status, kOk, 0);
-EPHPM_WIRE(Status, kNotFound, 1);
-EPHPM_WIRE(Status, kOutOfMemory, 2);
-EPHPM_WIRE(Status, kInvalidArgument, 3);
-EPHPM_WIRE(Status, kOwnerUnreachable, 4);
-EPHPM_WIRE(Status, kWrongType, 5);
-EPHPM_WIRE(Status, kNotInteger, 6);
-EPHPM_WIRE(Status, kOverflow, 7);
-EPHPM_WIRE(Status, kNotFloat, 8);
-EPHPM_WIRE(Status, kNanOrInfinity, 9);
-#undef EPHPM_WIRE
-
-// Routes a decision whose answer is one outcome byte.
-template <typename Outcome, typename Op>
-Routed<Outcome> ClusterNode::Impl::RouteByte(std::string_view routing_key, RouteOp rop, Outcome max,
-                                             const std::function<void(Writer*)>& args, Op local) {
+template <RouteOp kOp>
+Routed<typename RoutedOp<kOp>::Outcome> ClusterNode::Impl::Route(const RouteArgs& args) {
+  using Outcome = typename RoutedOp<kOp>::Outcome;
   const int64_t deadline = WallMs() + o_.request_timeout_ms;
   std::shared_ptr<const View> view;
   std::string answer;
-  Outcome out;
-  switch (Ask(routing_key, rop, deadline, args, &view, &answer)) {
+  switch (Ask(kOp, args, deadline, &view, &answer)) {
     case Asked::kPlain:
       return Routed<Outcome>::Local();
     case Asked::kHere:
-      return DecideHere<Outcome>(routing_key, deadline, std::move(view), local);
-    case Asked::kAnswered:
-      if (OutcomeFrom(answer, static_cast<int>(max), &out)) return Routed<Outcome>::Owner(out);
+      // A read on the owner is not a decision: this node reads its own copy.
+      if constexpr (kOp == RouteOp::kGet) {
+        return Routed<Outcome>::Local();
+      } else {
+        return DecideHere<Outcome>(RoutingKey(kOp, args), deadline, std::move(view),
+                                   [&] { return RoutedOp<kOp>::Run(store_, args); });
+      }
+    case Asked::kAnswered: {
+      Outcome out;
+      if (OutcomeCodec<Outcome>::Decode(answer, &out)) {
+        return Routed<Outcome>::Owner(std::move(out));
+      }
       break;
+    }
     case Asked::kUnknown:
       break;
   }
@@ -442,127 +384,69 @@ Routed<Outcome> ClusterNode::Impl::RouteByte(std::string_view routing_key, Route
 
 Routed<SetNxOutcome> ClusterNode::Impl::RouteSetNx(std::string_view key, std::string_view value,
                                                    int64_t ttl_ms) {
-  return RouteByte<SetNxOutcome>(
-      key, RouteOp::kSetNx, SetNxOutcome::kInvalidArgument,
-      [&](Writer* w) {
-        w->Str(key);
-        w->Str(value);
-        w->I64(ttl_ms);
-      },
-      [&] { return store_->SetNxLocal(key, value, ttl_ms); });
+  RouteArgs a;
+  a.key = key;
+  a.value = value;
+  a.ttl = ttl_ms;
+  return Route<RouteOp::kSetNx>(a);
 }
 
 Routed<DelIfEqOutcome> ClusterNode::Impl::RouteDelIfEq(std::string_view key,
                                                        std::string_view token) {
-  return RouteByte<DelIfEqOutcome>(
-      key, RouteOp::kDelIfEq, DelIfEqOutcome::kOutOfMemory,
-      [&](Writer* w) {
-        w->Str(key);
-        w->Str(token);
-      },
-      [&] { return store_->DelIfEqLocal(key, token); });
+  RouteArgs a;
+  a.key = key;
+  a.token = token;
+  return Route<RouteOp::kDelIfEq>(a);
 }
 
 Routed<SetIfEqOutcome> ClusterNode::Impl::RouteSetIfEq(std::string_view guard_key,
                                                        std::string_view token, std::string_view key,
                                                        std::string_view value, int64_t ttl_ms) {
-  return RouteByte<SetIfEqOutcome>(
-      guard_key, RouteOp::kSetIfEq, SetIfEqOutcome::kInvalidArgument,
-      [&](Writer* w) {
-        w->Str(guard_key);
-        w->Str(token);
-        w->Str(key);
-        w->Str(value);
-        w->I64(ttl_ms);
-      },
-      [&] { return store_->SetIfEqLocal(guard_key, token, key, value, ttl_ms); });
+  RouteArgs a;
+  a.guard = guard_key;
+  a.token = token;
+  a.key = key;
+  a.value = value;
+  a.ttl = ttl_ms;
+  return Route<RouteOp::kSetIfEq>(a);
 }
 
 Routed<DelIfGuardEqOutcome> ClusterNode::Impl::RouteDelIfGuardEq(std::string_view guard_key,
                                                                  std::string_view token,
                                                                  std::string_view key) {
-  return RouteByte<DelIfGuardEqOutcome>(
-      guard_key, RouteOp::kDelIfGuardEq, DelIfGuardEqOutcome::kOutOfMemory,
-      [&](Writer* w) {
-        w->Str(guard_key);
-        w->Str(token);
-        w->Str(key);
-      },
-      [&] { return store_->DelIfGuardEqLocal(guard_key, token, key); });
+  RouteArgs a;
+  a.guard = guard_key;
+  a.token = token;
+  a.key = key;
+  return Route<RouteOp::kDelIfGuardEq>(a);
 }
 
 Routed<ExpireIfGuardEqOutcome> ClusterNode::Impl::RouteExpireIfGuardEq(std::string_view guard_key,
                                                                        std::string_view token,
                                                                        std::string_view key,
                                                                        int64_t ttl_ms) {
-  return RouteByte<ExpireIfGuardEqOutcome>(
-      guard_key, RouteOp::kExpireIfGuardEq, ExpireIfGuardEqOutcome::kOutOfMemory,
-      [&](Writer* w) {
-        w->Str(guard_key);
-        w->Str(token);
-        w->Str(key);
-        w->I64(ttl_ms);
-      },
-      [&] { return store_->ExpireIfGuardEqLocal(guard_key, token, key, ttl_ms); });
+  RouteArgs a;
+  a.guard = guard_key;
+  a.token = token;
+  a.key = key;
+  a.ttl = ttl_ms;
+  return Route<RouteOp::kExpireIfGuardEq>(a);
 }
 
 Routed<IncrByReply> ClusterNode::Impl::RouteIncrBy(std::string_view key, int64_t delta) {
-  const int64_t deadline = WallMs() + o_.request_timeout_ms;
-  std::shared_ptr<const View> view;
-  std::string answer;
-  auto args = [&](Writer* w) {
-    w->Str(key);
-    w->I64(delta);
-  };
-  switch (Ask(key, RouteOp::kIncrBy, deadline, args, &view, &answer)) {
-    case Asked::kPlain:
-      return Routed<IncrByReply>::Local();
-    case Asked::kHere:
-      return DecideHere<IncrByReply>(key, deadline, std::move(view), [&] {
-        IncrByReply r;
-        r.status = store_->IncrByLocal(key, delta, &r.value);
-        return r;
-      });
-    case Asked::kAnswered: {
-      IncrByReply out;
-      Reader r(answer);
-      if (OutcomeFrom(answer, kMaxStatus, &out.status) && r.Skip(1) && r.I64(&out.value)) {
-        return Routed<IncrByReply>::Owner(out);
-      }
-      break;
-    }
-    case Asked::kUnknown:
-      break;
-  }
-  return Routed<IncrByReply>::Unreachable();
+  RouteArgs a;
+  a.key = key;
+  a.delta = delta;
+  return Route<RouteOp::kIncrBy>(a);
 }
 
 // A read on the key's owner.  Not a decision, but the owner must be one
 // that may decide: a paused or catching-up owner could answer from a stale
 // copy.
 Routed<GetReply> ClusterNode::Impl::RouteGet(std::string_view key) {
-  const int64_t deadline = WallMs() + o_.request_timeout_ms;
-  std::shared_ptr<const View> view;
-  std::string answer;
-  switch (Ask(
-      key, RouteOp::kGet, deadline, [&](Writer* w) { w->Str(key); }, &view, &answer)) {
-    case Asked::kPlain:
-    case Asked::kHere:
-      return Routed<GetReply>::Local();
-    case Asked::kAnswered: {
-      GetReply out;
-      std::string_view value;
-      Reader r(answer);
-      if (OutcomeFrom(answer, kMaxStatus, &out.status) && r.Skip(1) && r.Str(&value)) {
-        out.value.assign(value.data(), value.size());
-        return Routed<GetReply>::Owner(std::move(out));
-      }
-      break;
-    }
-    case Asked::kUnknown:
-      break;
-  }
-  return Routed<GetReply>::Unreachable();
+  RouteArgs a;
+  a.key = key;
+  return Route<RouteOp::kGet>(a);
 }
 
 // The owner's side of a route request.  A request past its deadline, for
@@ -573,46 +457,13 @@ Routed<GetReply> ClusterNode::Impl::RouteGet(std::string_view key) {
 // once confirmed.  False for a malformed request.
 bool ClusterNode::Impl::OnRouteRequest(const std::shared_ptr<Conn>& c, const std::string& asker,
                                        uint64_t request_id, Reader* r) {
-  uint8_t op = 0;
+  uint8_t op_byte = 0;
   int64_t deadline = 0;
-  if (!r->U8(&op) || !r->I64(&deadline)) return false;
-  std::string_view key, value, token, guard;
-  int64_t ttl = 0, delta = 0;
-  std::string_view routing;
-  switch (static_cast<RouteOp>(op)) {
-    case RouteOp::kSetNx:
-      if (!r->Str(&key) || !r->Str(&value) || !r->I64(&ttl)) return false;
-      routing = key;
-      break;
-    case RouteOp::kDelIfEq:
-      if (!r->Str(&key) || !r->Str(&token)) return false;
-      routing = key;
-      break;
-    case RouteOp::kSetIfEq:
-      if (!r->Str(&guard) || !r->Str(&token) || !r->Str(&key) || !r->Str(&value) || !r->I64(&ttl)) {
-        return false;
-      }
-      routing = guard;
-      break;
-    case RouteOp::kDelIfGuardEq:
-      if (!r->Str(&guard) || !r->Str(&token) || !r->Str(&key)) return false;
-      routing = guard;
-      break;
-    case RouteOp::kExpireIfGuardEq:
-      if (!r->Str(&guard) || !r->Str(&token) || !r->Str(&key) || !r->I64(&ttl)) return false;
-      routing = guard;
-      break;
-    case RouteOp::kIncrBy:
-      if (!r->Str(&key) || !r->I64(&delta)) return false;
-      routing = key;
-      break;
-    case RouteOp::kGet:
-      if (!r->Str(&key)) return false;
-      routing = key;
-      break;
-    default:
-      return false;
-  }
+  if (!r->U8(&op_byte) || !r->I64(&deadline)) return false;
+  const auto op = static_cast<RouteOp>(op_byte);
+  RouteArgs args;
+  if (!DecodeArgs(op, r, &args)) return false;
+  const std::string_view routing = RoutingKey(op, args);
   auto answer = [this, c, asker, request_id](uint8_t status, const std::string& outcome) {
     Writer w;
     w.Str(o_.node_id);
@@ -620,73 +471,52 @@ bool ClusterNode::Impl::OnRouteRequest(const std::shared_ptr<Conn>& c, const std
     w.out().append(outcome);
     Reply(c, asker, MsgType::kRouteReply, request_id, w.out());
   };
-  auto refuse = [this, &answer] {
-    routed_refused_.fetch_add(1, std::memory_order_relaxed);
-    answer(kRouteRefused, "");
-  };
   Placement p = Place(routing);
   if (WallMs() + o_.max_clock_skew_ms >= deadline || p.kind != Placement::Kind::kHere ||
       !CanDecide(*p.view)) {
-    refuse();
+    routed_refused_.fetch_add(1, std::memory_order_relaxed);
+    answer(kRouteRefused, "");
     return true;
   }
-  auto one_byte = [answer](bool ok, auto outcome) {
-    answer(ok ? kRouteDecided : kRouteUnconfirmed, std::string(1, static_cast<char>(outcome)));
-  };
-  bool started = true;
-  switch (static_cast<RouteOp>(op)) {
+  switch (op) {
     case RouteOp::kSetNx:
-      started = Decide<SetNxOutcome>(
-          routing, deadline, std::move(p.view), [&] { return store_->SetNxLocal(key, value, ttl); },
-          one_byte);
-      break;
+      return DecideFor<RouteOp::kSetNx>(args, deadline, std::move(p.view), answer);
     case RouteOp::kDelIfEq:
-      started = Decide<DelIfEqOutcome>(
-          routing, deadline, std::move(p.view), [&] { return store_->DelIfEqLocal(key, token); },
-          one_byte);
-      break;
+      return DecideFor<RouteOp::kDelIfEq>(args, deadline, std::move(p.view), answer);
     case RouteOp::kSetIfEq:
-      started = Decide<SetIfEqOutcome>(
-          routing, deadline, std::move(p.view),
-          [&] { return store_->SetIfEqLocal(guard, token, key, value, ttl); }, one_byte);
-      break;
+      return DecideFor<RouteOp::kSetIfEq>(args, deadline, std::move(p.view), answer);
     case RouteOp::kDelIfGuardEq:
-      started = Decide<DelIfGuardEqOutcome>(
-          routing, deadline, std::move(p.view),
-          [&] { return store_->DelIfGuardEqLocal(guard, token, key); }, one_byte);
-      break;
+      return DecideFor<RouteOp::kDelIfGuardEq>(args, deadline, std::move(p.view), answer);
     case RouteOp::kExpireIfGuardEq:
-      started = Decide<ExpireIfGuardEqOutcome>(
-          routing, deadline, std::move(p.view),
-          [&] { return store_->ExpireIfGuardEqLocal(guard, token, key, ttl); }, one_byte);
-      break;
+      return DecideFor<RouteOp::kExpireIfGuardEq>(args, deadline, std::move(p.view), answer);
     case RouteOp::kIncrBy:
-      started = Decide<IncrByReply>(
-          routing, deadline, std::move(p.view),
-          [&] {
-            IncrByReply rep;
-            rep.status = store_->IncrByLocal(key, delta, &rep.value);
-            return rep;
-          },
-          [answer](bool ok, IncrByReply rep) {
-            Writer w;
-            w.U8(static_cast<uint8_t>(rep.status));
-            w.I64(rep.status == Status::kOk ? rep.value : 0);
-            answer(ok ? kRouteDecided : kRouteUnconfirmed, w.out());
-          });
-      break;
+      return DecideFor<RouteOp::kIncrBy>(args, deadline, std::move(p.view), answer);
     case RouteOp::kGet: {
-      std::string v;
-      const Status st = store_->Get(key, &v);
       Writer w;
-      w.U8(static_cast<uint8_t>(st));
-      w.Str(st == Status::kOk ? std::string_view(v) : std::string_view());
+      OutcomeCodec<GetReply>::Encode(RoutedOp<RouteOp::kGet>::Run(store_, args), &w);
       answer(kRouteDecided, w.out());
-      break;
+      routed_decided_.fetch_add(1, std::memory_order_relaxed);
+      return true;
     }
   }
+  return false;  // not reached: DecodeArgs refused an unknown operation
+}
+
+template <RouteOp kOp>
+bool ClusterNode::Impl::DecideFor(const RouteArgs& args, int64_t deadline,
+                                  std::shared_ptr<const View> view, const Answer& answer) {
+  using Outcome = typename RoutedOp<kOp>::Outcome;
+  const bool started = Decide<Outcome>(
+      RoutingKey(kOp, args), deadline, std::move(view),
+      [&] { return RoutedOp<kOp>::Run(store_, args); },
+      [answer](bool ok, Outcome out) {
+        Writer w;
+        OutcomeCodec<Outcome>::Encode(out, &w);
+        answer(ok ? kRouteDecided : kRouteUnconfirmed, w.out());
+      });
   if (!started) {
-    refuse();
+    routed_refused_.fetch_add(1, std::memory_order_relaxed);
+    answer(kRouteRefused, "");
   } else {
     routed_decided_.fetch_add(1, std::memory_order_relaxed);
   }
