@@ -11,9 +11,6 @@
 
 #include "ephpm/clock.h"
 #include "node_impl.h"
-#ifdef EPHPM_CLUSTER_TEST_HOOKS
-#include "fault_transport.h"
-#endif
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -69,21 +66,8 @@ ClusterNode::Impl::Impl(ClusterOptions o)
                             frames_dropped_.fetch_add(1, std::memory_order_relaxed);
                             LinkFailed(address);
                           }})),
-#ifdef EPHPM_CLUSTER_TEST_HOOKS
-      fault_(std::make_unique<FaultTransport>(
-          &io_, o_.io_threads, tcp_.get(),
-          [this](const std::string& address) { return IdAt(address); },
-          [this](const std::string& peer) {
-            // What was dropped meanwhile is lost, as with a link that broke.
-            MutexLock l(&mu_);
-            if (auto it = members_.find(peer); it != members_.end()) {
-              resync_.insert(it->second.rec.address);
-            }
-          })),
-      net_(fault_.get()),
-#else
-      net_(tcp_.get()),
-#endif
+      fault_(MakeFaults()),
+      net_(fault_ ? fault_.get() : tcp_.get()),
       rpc_(&io_, net_),
       rng_(std::random_device{}()) {
   MutexLock l(&mu_);
@@ -119,9 +103,7 @@ void ClusterNode::Impl::Start() {
 }
 
 void ClusterNode::Impl::Stop() {
-#ifdef EPHPM_CLUSTER_TEST_HOOKS
-  faults()->Pause(false);
-#endif
+  Unpause();
   if (stopped_.exchange(true)) return;
   tcp_->Stopping();
   asio::post(io_, [this] {
@@ -391,21 +373,6 @@ Routed<GetReply> ClusterNode::RouteGet(std::string_view key) { return impl_->Rou
 bool ClusterNode::SameOwner(const std::vector<std::string_view>& keys) {
   return impl_->SameOwner(keys);
 }
-#ifdef EPHPM_CLUSTER_TEST_HOOKS
-FaultTransport* ClusterNode::Impl::faults() { return static_cast<FaultTransport*>(fault_.get()); }
-void ClusterNode::TestCutOff(const std::string& peer, bool cut) {
-  impl_->faults()->CutOff(peer, cut);
-}
-void ClusterNode::TestDelay(const std::string& peer, int64_t ms) {
-  impl_->faults()->Delay(peer, ms);
-}
-void ClusterNode::TestDelayReplication(const std::string& peer, int64_t ms) {
-  impl_->faults()->DelayReplication(peer, ms);
-}
-void ClusterNode::TestPause(bool paused) { impl_->faults()->Pause(paused); }
-void ClusterNode::TestSkewClock(int64_t ms) { impl_->TestSkewClock(ms); }
-void ClusterNode::TestForceLocalRouting(bool local) { impl_->TestForceLocalRouting(local); }
-#endif
 
 }  // namespace cluster
 }  // namespace ephpm

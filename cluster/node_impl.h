@@ -60,11 +60,17 @@ class ClusterNode::Impl {
   std::vector<MemberRecord> Members() const;
   std::vector<std::string> AliveIds() const;
   std::string Describe() const;
-#ifdef EPHPM_CLUSTER_TEST_HOOKS
+
+  // ---- fault hooks (node_faults.cc in the testing build, else
+  // node_no_faults.cc) -------------------------------------------------------
+  // The transport to put in front of tcp_ (null: none).
+  std::unique_ptr<Transport> MakeFaults();
+  // Lets the I/O threads go if the tests froze them (called by Stop).
+  void Unpause();
+  // The tests' fault transport.  REQUIRES: the testing build.
   FaultTransport* faults();
   void TestSkewClock(int64_t ms) { hlc_.Skew(ms); }
   void TestForceLocalRouting(bool local) { force_local_.store(local); }
-#endif
 
   // ---- replication hooks, called under a store shard lock (replication.cc) ----
   Stamp NextStamp() { return Stamp{hlc_.Now(), node_hash_}; }
@@ -292,7 +298,7 @@ class ClusterNode::Impl {
   std::vector<std::thread> threads_;
   std::atomic<bool> stopped_{false};
   std::unique_ptr<TcpTransport> tcp_;
-  std::unique_ptr<Transport> fault_;  // a FaultTransport, in testing builds only
+  std::unique_ptr<Transport> fault_;  // MakeFaults(): the testing build's FaultTransport
   Transport* net_;                    // what frames go through: fault_ or tcp_
   Rpc rpc_;
 
