@@ -188,6 +188,17 @@ std::string ClusterNode::Impl::IdAt(const std::string& address) const {
   return "";
 }
 
+bool ClusterNode::Impl::ApplyMutations(Reader* r, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) {
+    Mutation m;
+    if (!r->Mut(&m)) return false;
+    hlc_.Observe(m.stamp.hlc);
+    if (store_ != nullptr) store_->ApplyReplicated(m);
+    mutations_received_.fetch_add(1, std::memory_order_relaxed);
+  }
+  return true;
+}
+
 // Handles one frame; false closes the connection (malformed).
 bool ClusterNode::Impl::OnFrame(const std::shared_ptr<Conn>& c, const Header& h,
                                 std::string_view body) {
@@ -231,15 +242,7 @@ bool ClusterNode::Impl::OnFrame(const std::shared_ptr<Conn>& c, const Header& h,
     }
     case MsgType::kReplicate: {
       uint32_t n = 0;
-      if (!r.U32(&n)) return false;
-      for (uint32_t i = 0; i < n; ++i) {
-        Mutation m;
-        if (!r.Mut(&m)) return false;
-        hlc_.Observe(m.stamp.hlc);
-        if (store_ != nullptr) store_->ApplyReplicated(m);
-        mutations_received_.fetch_add(1, std::memory_order_relaxed);
-      }
-      return true;
+      return r.U32(&n) && ApplyMutations(&r, n);
     }
     case MsgType::kSyncBatch: {
       uint8_t last = 0, held_alive = 0;
@@ -248,13 +251,7 @@ bool ClusterNode::Impl::OnFrame(const std::shared_ptr<Conn>& c, const Header& h,
       if (!r.U8(&last) || !r.U64(&round) || !r.U64(&epoch) || !r.U8(&held_alive) || !r.U32(&n)) {
         return false;
       }
-      for (uint32_t i = 0; i < n; ++i) {
-        Mutation m;
-        if (!r.Mut(&m)) return false;
-        hlc_.Observe(m.stamp.hlc);
-        if (store_ != nullptr) store_->ApplyReplicated(m);
-        mutations_received_.fetch_add(1, std::memory_order_relaxed);
-      }
+      if (!ApplyMutations(&r, n)) return false;
       if (last != 0) SyncReceived(std::string(sender), round, epoch, held_alive != 0);
       return true;
     }

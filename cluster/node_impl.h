@@ -236,6 +236,9 @@ class ClusterNode::Impl {
   // may be lost, so the member gets this node's whole state (at the next
   // tick, if it is not dead; a dead one gets it when it comes back).
   void LinkFailed(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
+  // Applies the `n` replicated mutations *r holds next (a kReplicate or
+  // kSyncBatch body); false when one is malformed.
+  bool ApplyMutations(Reader* r, uint32_t n);
   // Handles one frame; false closes the connection (malformed).
   bool OnFrame(const std::shared_ptr<Conn>& c, const Header& h, std::string_view body);
   // The id of the member at `address` ("" for none).

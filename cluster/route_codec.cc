@@ -82,23 +82,34 @@ bool ByteFrom(Reader* r, E* out) {
   return true;
 }
 
-// A route request's arguments, after the operation byte and the deadline.
-enum class Field : uint8_t { kGuard, kToken, kKey, kValue, kTtl, kDelta };
+// One argument of a route request: a string or an integer member of
+// RouteArgs (exactly one of the two is set).
+struct Field {
+  std::string_view RouteArgs::*str;
+  int64_t RouteArgs::*num;
+};
+constexpr Field kGuard{&RouteArgs::guard, nullptr};
+constexpr Field kToken{&RouteArgs::token, nullptr};
+constexpr Field kKey{&RouteArgs::key, nullptr};
+constexpr Field kValue{&RouteArgs::value, nullptr};
+constexpr Field kTtl{nullptr, &RouteArgs::ttl};
+constexpr Field kDelta{nullptr, &RouteArgs::delta};
 
+// A route request's arguments, after the operation byte and the deadline.
 struct Row {
   RouteOp op;
   size_t count;
   Field fields[5];  // in wire order; the first is the routing key
 };
 
-const Row kRows[] = {
-    {RouteOp::kSetNx, 3, {Field::kKey, Field::kValue, Field::kTtl}},
-    {RouteOp::kDelIfEq, 2, {Field::kKey, Field::kToken}},
-    {RouteOp::kSetIfEq, 5, {Field::kGuard, Field::kToken, Field::kKey, Field::kValue, Field::kTtl}},
-    {RouteOp::kIncrBy, 2, {Field::kKey, Field::kDelta}},
-    {RouteOp::kGet, 1, {Field::kKey}},
-    {RouteOp::kDelIfGuardEq, 3, {Field::kGuard, Field::kToken, Field::kKey}},
-    {RouteOp::kExpireIfGuardEq, 4, {Field::kGuard, Field::kToken, Field::kKey, Field::kTtl}},
+constexpr Row kRows[] = {
+    {RouteOp::kSetNx, 3, {kKey, kValue, kTtl}},
+    {RouteOp::kDelIfEq, 2, {kKey, kToken}},
+    {RouteOp::kSetIfEq, 5, {kGuard, kToken, kKey, kValue, kTtl}},
+    {RouteOp::kIncrBy, 2, {kKey, kDelta}},
+    {RouteOp::kGet, 1, {kKey}},
+    {RouteOp::kDelIfGuardEq, 3, {kGuard, kToken, kKey}},
+    {RouteOp::kExpireIfGuardEq, 4, {kGuard, kToken, kKey, kTtl}},
 };
 
 const Row* RowOf(RouteOp op) {
@@ -113,26 +124,11 @@ const Row* RowOf(RouteOp op) {
 void EncodeArgs(RouteOp op, const RouteArgs& a, Writer* w) {
   const Row* row = RowOf(op);
   for (size_t i = 0; i < row->count; ++i) {
-    const Field f = row->fields[i];
-    switch (f) {
-      case Field::kGuard:
-        w->Str(a.guard);
-        break;
-      case Field::kToken:
-        w->Str(a.token);
-        break;
-      case Field::kKey:
-        w->Str(a.key);
-        break;
-      case Field::kValue:
-        w->Str(a.value);
-        break;
-      case Field::kTtl:
-        w->I64(a.ttl);
-        break;
-      case Field::kDelta:
-        w->I64(a.delta);
-        break;
+    const Field& f = row->fields[i];
+    if (f.str != nullptr) {
+      w->Str(a.*f.str);
+    } else {
+      w->I64(a.*f.num);
     }
   }
 }
@@ -141,36 +137,13 @@ bool DecodeArgs(RouteOp op, Reader* r, RouteArgs* a) {
   const Row* row = RowOf(op);
   if (row == nullptr) return false;
   for (size_t i = 0; i < row->count; ++i) {
-    const Field f = row->fields[i];
-    bool ok = false;
-    switch (f) {
-      case Field::kGuard:
-        ok = r->Str(&a->guard);
-        break;
-      case Field::kToken:
-        ok = r->Str(&a->token);
-        break;
-      case Field::kKey:
-        ok = r->Str(&a->key);
-        break;
-      case Field::kValue:
-        ok = r->Str(&a->value);
-        break;
-      case Field::kTtl:
-        ok = r->I64(&a->ttl);
-        break;
-      case Field::kDelta:
-        ok = r->I64(&a->delta);
-        break;
-    }
-    if (!ok) return false;
+    const Field& f = row->fields[i];
+    if (!(f.str != nullptr ? r->Str(&(a->*f.str)) : r->I64(&(a->*f.num)))) return false;
   }
   return true;
 }
 
-std::string_view RoutingKey(RouteOp op, const RouteArgs& a) {
-  return RowOf(op)->fields[0] == Field::kGuard ? a.guard : a.key;
-}
+std::string_view RoutingKey(RouteOp op, const RouteArgs& a) { return a.*RowOf(op)->fields[0].str; }
 
 template <typename Outcome>
 bool OutcomeCodec<Outcome>::Decode(std::string_view answer, Outcome* out) {

@@ -382,71 +382,45 @@ Routed<typename RoutedOp<kOp>::Outcome> ClusterNode::Impl::Route(const RouteArgs
   return Routed<Outcome>::Unreachable();
 }
 
+// RouteArgs in member order: guard, token, key, value, ttl, delta.
 Routed<SetNxOutcome> ClusterNode::Impl::RouteSetNx(std::string_view key, std::string_view value,
                                                    int64_t ttl_ms) {
-  RouteArgs a;
-  a.key = key;
-  a.value = value;
-  a.ttl = ttl_ms;
-  return Route<RouteOp::kSetNx>(a);
+  return Route<RouteOp::kSetNx>({{}, {}, key, value, ttl_ms, 0});
 }
 
 Routed<DelIfEqOutcome> ClusterNode::Impl::RouteDelIfEq(std::string_view key,
                                                        std::string_view token) {
-  RouteArgs a;
-  a.key = key;
-  a.token = token;
-  return Route<RouteOp::kDelIfEq>(a);
+  return Route<RouteOp::kDelIfEq>({{}, token, key, {}, 0, 0});
 }
 
 Routed<SetIfEqOutcome> ClusterNode::Impl::RouteSetIfEq(std::string_view guard_key,
                                                        std::string_view token, std::string_view key,
                                                        std::string_view value, int64_t ttl_ms) {
-  RouteArgs a;
-  a.guard = guard_key;
-  a.token = token;
-  a.key = key;
-  a.value = value;
-  a.ttl = ttl_ms;
-  return Route<RouteOp::kSetIfEq>(a);
+  return Route<RouteOp::kSetIfEq>({guard_key, token, key, value, ttl_ms, 0});
 }
 
 Routed<DelIfGuardEqOutcome> ClusterNode::Impl::RouteDelIfGuardEq(std::string_view guard_key,
                                                                  std::string_view token,
                                                                  std::string_view key) {
-  RouteArgs a;
-  a.guard = guard_key;
-  a.token = token;
-  a.key = key;
-  return Route<RouteOp::kDelIfGuardEq>(a);
+  return Route<RouteOp::kDelIfGuardEq>({guard_key, token, key, {}, 0, 0});
 }
 
 Routed<ExpireIfGuardEqOutcome> ClusterNode::Impl::RouteExpireIfGuardEq(std::string_view guard_key,
                                                                        std::string_view token,
                                                                        std::string_view key,
                                                                        int64_t ttl_ms) {
-  RouteArgs a;
-  a.guard = guard_key;
-  a.token = token;
-  a.key = key;
-  a.ttl = ttl_ms;
-  return Route<RouteOp::kExpireIfGuardEq>(a);
+  return Route<RouteOp::kExpireIfGuardEq>({guard_key, token, key, {}, ttl_ms, 0});
 }
 
 Routed<IncrByReply> ClusterNode::Impl::RouteIncrBy(std::string_view key, int64_t delta) {
-  RouteArgs a;
-  a.key = key;
-  a.delta = delta;
-  return Route<RouteOp::kIncrBy>(a);
+  return Route<RouteOp::kIncrBy>({{}, {}, key, {}, 0, delta});
 }
 
 // A read on the key's owner.  Not a decision, but the owner must be one
 // that may decide: a paused or catching-up owner could answer from a stale
 // copy.
 Routed<GetReply> ClusterNode::Impl::RouteGet(std::string_view key) {
-  RouteArgs a;
-  a.key = key;
-  return Route<RouteOp::kGet>(a);
+  return Route<RouteOp::kGet>({{}, {}, key, {}, 0, 0});
 }
 
 // The owner's side of a route request.  A request past its deadline, for
