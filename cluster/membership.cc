@@ -1,6 +1,8 @@
 // SWIM membership: gossip, the precedence of member records, the protocol
 // period (probe, ping-req, suspect, dead) and joining.
 
+#include "membership.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -9,6 +11,24 @@
 
 namespace ephpm {
 namespace cluster {
+
+bool IsNews(const MemberRecord& known, const MemberRecord& heard) {
+  switch (heard.state) {
+    case MemberState::kAlive:
+      return heard.incarnation > known.incarnation;
+    case MemberState::kSuspect:
+      return (known.state == MemberState::kAlive && heard.incarnation >= known.incarnation) ||
+             heard.incarnation > known.incarnation;
+    case MemberState::kDead:
+      return (known.state != MemberState::kDead && heard.incarnation >= known.incarnation) ||
+             heard.incarnation > known.incarnation;
+  }
+  return false;
+}
+
+int GossipSends(size_t members) {
+  return 3 * static_cast<int>(std::ceil(std::log2(static_cast<double>(members) + 1)));
+}
 
 // ---- membership ----------------------------------------------------------------
 
@@ -143,21 +163,7 @@ void ClusterNode::Impl::ApplyUpdateLocked(const MemberRecord& rec, Effects* fx) 
   }
   Member& cur = it->second;
   const MemberState was = cur.rec.state;
-  bool news = false;
-  switch (rec.state) {
-    case MemberState::kAlive:
-      news = rec.incarnation > cur.rec.incarnation;
-      break;
-    case MemberState::kSuspect:
-      news = (was == MemberState::kAlive && rec.incarnation >= cur.rec.incarnation) ||
-             rec.incarnation > cur.rec.incarnation;
-      break;
-    case MemberState::kDead:
-      news = (was != MemberState::kDead && rec.incarnation >= cur.rec.incarnation) ||
-             rec.incarnation > cur.rec.incarnation;
-      break;
-  }
-  if (!news) return;
+  if (!IsNews(cur.rec, rec)) return;
   cur.rec = rec;
   if (rec.state == MemberState::kSuspect && was != MemberState::kSuspect) {
     cur.suspect_since_ms = SteadyMs();
@@ -187,8 +193,7 @@ void ClusterNode::Impl::ApplyUpdateLocked(const MemberRecord& rec, Effects* fx) 
 }
 
 void ClusterNode::Impl::GossipLocked(const MemberRecord& rec) {
-  const double n = static_cast<double>(members_.size());
-  const int sends = 3 * static_cast<int>(std::ceil(std::log2(n + 1)));
+  const int sends = GossipSends(members_.size());
   for (auto& g : gossip_) {
     if (g.rec.id == rec.id) {
       g = Gossip{rec, sends};

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "ephpm/clock.h"
+#include "membership.h"
 #include "node_impl.h"
 
 #define XXH_INLINE_ALL
@@ -32,9 +33,9 @@ int64_t FailureDetectionBoundMs(const ClusterOptions& o, size_t members) {
   // failed probe; one more interval to conclude "suspect" (the ping-reqs run
   // out); the suspicion timeout, checked once per interval; then the
   // gossip's spread, the change riding on the next 3 x log2(n + 1) probes.
-  const double n = static_cast<double>(std::max<size_t>(members, 2));
-  const int64_t spread = 3 * static_cast<int64_t>(std::ceil(std::log2(n + 1)));
-  return (2 * static_cast<int64_t>(n - 1) + 2) * o.probe_interval_ms + o.suspicion_timeout_ms +
+  const int64_t n = static_cast<int64_t>(std::max<size_t>(members, 2));
+  const int64_t spread = GossipSends(static_cast<size_t>(n));
+  return (2 * (n - 1) + 2) * o.probe_interval_ms + o.suspicion_timeout_ms +
          spread * o.probe_interval_ms;
 }
 
