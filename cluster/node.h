@@ -29,8 +29,9 @@
 //
 // Thread-safe.  The parts (node_impl.h declares how they fit): hlc.h (the
 // clock), transport.h (connections and frames; fault_transport.h wraps it
-// in the tests), rpc.h (requests with timeouts), membership.cc (SWIM),
-// replication.cc (publish, full sync, standing), router.cc (owner routing).
+// in the tests), rpc.h (requests with timeouts), membership.{h,cc} (SWIM),
+// replication.cc (publish, full sync, standing), router.cc and
+// route_codec.h (owner routing, both sides).
 //
 // Lock order.  Every field a lock guards is annotated (clang's
 // -Wthread-safety checks it).  A lock on the left may be held while taking

@@ -2,8 +2,9 @@
 // that define it (as leveldb's db_impl.h): node.cc (lifecycle, frames,
 // counters, views), membership.cc (SWIM and the protocol period),
 // replication.cc (publish, full sync, standing) and router.cc (both sides
-// of owner routing).  The transport, the requests and the clock are their
-// own classes (transport.h, rpc.h, hlc.h).
+// of owner routing), with node_faults.cc or node_no_faults.cc for the fault
+// hooks.  The transport, the requests, the clock and the routed operations'
+// codec are their own units (transport.h, rpc.h, hlc.h, route_codec.h).
 //
 // The lock order is written in node.h.
 
