@@ -27,7 +27,28 @@
 //    from dead (a restart or a healed partition) each side sends it its own
 //    state.  Reads are local.
 //
-// Thread-safe.
+// Thread-safe.  The parts (node_impl.h declares how they fit): hlc.h (the
+// clock), transport.h (connections and frames; fault_transport.h wraps it
+// in the tests), rpc.h (requests with timeouts), membership.{h,cc} (SWIM),
+// replication.cc (publish, full sync, standing), router.cc and
+// route_codec.h (owner routing, both sides).
+//
+// Lock order.  Every field a lock guards is annotated (clang's
+// -Wthread-safety checks it).  A lock on the left may be held while taking
+// the ones on its right, never the other way round:
+//
+//   store shard lock -> any node lock.  The store calls NextStamp,
+//       Tentative and Publish while it holds a key's shard lock; Publish
+//       takes, one at a time, Decision::mu, Rpc::mu_, TcpTransport::mu_
+//       (then Conn::mu_), and in a testing build Impl::mu_ (to name the
+//       peer at an address) and FaultTransport::mu_.  So the node never
+//       calls into the store (ApplyReplicated, ForEachForSync, the _Local
+//       operations, ForgetLocal, ConfirmLocal) while holding a lock of its own.
+//   TcpTransport::mu_ -> Conn::mu_   (whether a link is closed)
+//   FaultTransport::mu_ -> Impl::mu_ (a lifted cut marks the peer for resync)
+//   Impl::mu_ (membership and standing), Decision::mu, Rpc::mu_, Conn::mu_,
+//   FaultTransport::pause_mu_ and a Handoff's mu are held alone: nothing is
+//   sent, no request is completed and no callback runs under them.
 
 #ifndef EPHPM_CLUSTER_NODE_H_
 #define EPHPM_CLUSTER_NODE_H_
@@ -58,8 +79,8 @@ struct ClusterOptions {
   // this of its own clock: the asker has answered "unknown", or is about to.
   // Must be less than request_timeout_ms.
   int64_t max_clock_skew_ms = 100;
-  int64_t members_sync_every = 10;      // intervals between full member-list exchanges
-  size_t max_queue_bytes = 64u << 20;   // a peer's unsent frames; beyond: resync it
+  int64_t members_sync_every = 10;     // intervals between full member-list exchanges
+  size_t max_queue_bytes = 64u << 20;  // a peer's unsent frames; beyond: resync it
   size_t io_threads = 1;
 };
 
@@ -112,12 +133,10 @@ class ClusterNode final : public Replicator {
   Routed<SetIfEqOutcome> RouteSetIfEq(std::string_view guard_key, std::string_view token,
                                       std::string_view key, std::string_view value,
                                       int64_t ttl_ms) override;
-  Routed<DelIfGuardEqOutcome> RouteDelIfGuardEq(std::string_view guard_key,
-                                                std::string_view token,
+  Routed<DelIfGuardEqOutcome> RouteDelIfGuardEq(std::string_view guard_key, std::string_view token,
                                                 std::string_view key) override;
   Routed<ExpireIfGuardEqOutcome> RouteExpireIfGuardEq(std::string_view guard_key,
-                                                      std::string_view token,
-                                                      std::string_view key,
+                                                      std::string_view token, std::string_view key,
                                                       int64_t ttl_ms) override;
   Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta) override;
   Routed<GetReply> RouteGet(std::string_view key) override;

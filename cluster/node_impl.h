@@ -1,0 +1,376 @@
+// ClusterNode::Impl, the node's private declaration, shared by the files
+// that define it (as leveldb's db_impl.h): node.cc (lifecycle, frames,
+// counters, views), membership.cc (SWIM and the protocol period),
+// replication.cc (publish, full sync, standing) and router.cc (both sides
+// of owner routing), with node_faults.cc or node_no_faults.cc for the fault
+// hooks.  The transport, the requests, the clock and the routed operations'
+// codec are their own units (transport.h, rpc.h, hlc.h, route_codec.h).
+//
+// The lock order is written in node.h.
+
+#ifndef EPHPM_CLUSTER_NODE_IMPL_H_
+#define EPHPM_CLUSTER_NODE_IMPL_H_
+
+#include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "hlc.h"
+#include "mutex.h"
+#include "node.h"
+#include "route_codec.h"
+#include "rpc.h"
+#include "transport.h"
+#include "wire.h"
+
+namespace ephpm {
+namespace cluster {
+
+class FaultTransport;
+
+// Milliseconds of the monotonic clock (suspicion and re-ask timers).
+int64_t SteadyMs();
+
+class ClusterNode::Impl {
+ public:
+  explicit Impl(ClusterOptions o);
+  ~Impl();
+
+  // ---- lifecycle (node.cc) ----------------------------------------------------
+  bool Listen(std::string* error);
+  void Attach(Store* store) { store_ = store; }
+  void Start();
+  void Stop();
+  const std::string& id() const { return o_.node_id; }
+  std::string address() const { return address_; }
+
+  // ---- views and counters (node.cc) -------------------------------------------
+  std::vector<MemberRecord> Members() const;
+  std::vector<std::string> AliveIds() const;
+  bool Info(ClusterInfo* info) const;
+
+  // ---- fault hooks (node_faults.cc in the testing build, else
+  // node_no_faults.cc) -------------------------------------------------------
+  // The transport to put in front of tcp_ (null: none).
+  std::unique_ptr<Transport> MakeFaults();
+  // Lets the I/O threads go if the tests froze them (called by Stop).
+  void Unpause();
+  // The tests' fault transport.  REQUIRES: the testing build.
+  FaultTransport* faults();
+  void TestSkewClock(int64_t ms) { hlc_.Skew(ms); }
+  void TestForceLocalRouting(bool local) { force_local_.store(local); }
+
+  // ---- replication hooks, called under a store shard lock (replication.cc) ----
+  Stamp NextStamp() { return Stamp{hlc_.Now(), node_hash_}; }
+  // A decision being made on this thread is tentative until confirmed.
+  bool Tentative() const { return tl_capture != nullptr && tl_capture->node == this; }
+  void Publish(const Mutation& m) noexcept;
+
+  // ---- owner routing (router.cc) ----------------------------------------------
+  bool Ready() const;
+  std::string OwnerOf(std::string_view key) const;
+  bool SameOwner(const std::vector<std::string_view>& keys) const;
+  Routed<SetNxOutcome> RouteSetNx(std::string_view key, std::string_view value, int64_t ttl_ms);
+  Routed<DelIfEqOutcome> RouteDelIfEq(std::string_view key, std::string_view token);
+  Routed<SetIfEqOutcome> RouteSetIfEq(std::string_view guard_key, std::string_view token,
+                                      std::string_view key, std::string_view value, int64_t ttl_ms);
+  Routed<DelIfGuardEqOutcome> RouteDelIfGuardEq(std::string_view guard_key, std::string_view token,
+                                                std::string_view key);
+  Routed<ExpireIfGuardEqOutcome> RouteExpireIfGuardEq(std::string_view guard_key,
+                                                      std::string_view token, std::string_view key,
+                                                      int64_t ttl_ms);
+  Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta);
+  Routed<GetReply> RouteGet(std::string_view key);
+
+ private:
+  // ---- owner arbitration (router.cc) ------------------------------------------
+  //
+  // The rule (docs/CLUSTER.md, "Why a paused owner cannot decide"): a
+  // decision (set_nx, del_if_eq, set_if_eq, del_if_guard_eq,
+  // expire_if_guard_eq, incr_by) is made by the key's owner only while
+  //   1. the members it holds alive are a strict majority of the members it
+  //      knows, and
+  //   2. it is *ready*: since it started, or since it last lost its standing
+  //      (it learned it had been declared dead, or that it is a restarted
+  //      process, or a decision of its own was not confirmed), it has
+  //      received a whole state from every member it holds alive, each taken
+  //      while that member held it alive;
+  // and a decision that changed something is answered only once every member
+  // the owner holds alive has *confirmed* it.  A member confirms only while
+  //   a. it holds the decider alive,
+  //   b. its own view names the decider as the key's owner,
+  //   c. the decision's deadline (the asker's) is more than the clock skew
+  //      allowance away, and
+  //   d. the decider has applied the whole state this member sent it when it
+  //      last came back from the dead (so a decider that missed decisions
+  //      made while it was held dead is refused until it caught up).
+  // A decision that is not confirmed is answered "unknown outcome", the
+  // decider forgets its own copy of the key (so its fresher stamp cannot
+  // override the cluster's state) and loses its standing until it caught up.
+
+  // A member's verdict on a decision.
+  enum class Verdict : uint8_t {
+    kConfirmed = 0,
+    kSenderDead = 1,  // the member holds the decider dead (or does not know it)
+    kNotOwner = 2,    // the member's view names another owner
+    kLate = 3,        // past the deadline (less the clock skew allowance)
+    kCatchUp = 4,     // the decider has not applied this member's state since it came back
+    kNotServing = 5,  // the member has no store yet
+  };
+
+  // The members a decision is made over: the alive members sorted by id,
+  // and how many members this node knows (dead ones included).
+  struct AliveMember {
+    std::string id, address;
+    bool self;
+  };
+  struct View {
+    std::vector<AliveMember> alive;
+    size_t known = 0;
+  };
+
+  // Where the decision for a key is made.
+  struct Placement {
+    enum class Kind { kPlain, kHere, kRemote } kind = Kind::kPlain;
+    std::string address;               // kRemote: the owner's
+    std::shared_ptr<const View> view;  // kHere: the view the decision is made over
+  };
+
+  // One decision waiting for its confirmations.  `pending` counts the
+  // members not yet answered plus the decider's own token, released (with
+  // `done` set) once the store operation has returned.
+  struct Decision {
+    Mutex mu;
+    int pending ABSL_GUARDED_BY(mu) = 1;
+    bool failed ABSL_GUARDED_BY(mu) = false;
+    bool finished ABSL_GUARDED_BY(mu) = false;
+    // What the decision wrote.
+    std::vector<std::pair<std::string, Stamp>> changed ABSL_GUARDED_BY(mu);
+    std::function<void(bool)> done ABSL_GUARDED_BY(mu);  // set when the own token is released
+    // Per member, the epoch of the latest state it sent this node on seeing
+    // it back from the dead that this node had applied when it took the
+    // decision (rule d: the member refuses a decision taken before).
+    // Written once, before the operation runs; read without the lock.
+    std::map<std::string, uint64_t> epochs;
+    uint64_t generation = 0;  // standing_gen_ when it was taken (written once, likewise)
+  };
+
+  // The decision being made on this thread, seen by Publish.
+  struct Capture {
+    Impl* node;
+    std::shared_ptr<Decision> decision;
+    std::string_view routing_key;
+    int64_t deadline_ms;
+    std::shared_ptr<const View> view;
+  };
+  static thread_local Capture* tl_capture;
+
+  enum class CallResult { kAnswered, kRefused, kUnreachable };
+  // Where a decision ended up: on a single node (kPlain: the caller decides
+  // locally), here (kHere: *view is what to decide over), answered by the
+  // owner (kAnswered: *answer), or unknown.
+  enum class Asked { kPlain, kHere, kAnswered, kUnknown };
+
+  Placement Place(std::string_view key) const;
+  // Rules 1 and 2 above.
+  bool CanDecide(const View& v) const {
+    return v.alive.size() * 2 > v.known && ready_.load(std::memory_order_acquire);
+  }
+  void SendDecision(const Capture& cap, const Mutation& m) noexcept;
+  void SendDecisionOrThrow(const Capture& cap, const Mutation& m);
+  bool ConfirmedIn(std::string_view reply) ABSL_LOCKS_EXCLUDED(mu_);
+  void Settle(const std::shared_ptr<Decision>& d, bool ok) ABSL_LOCKS_EXCLUDED(mu_);
+  template <typename Outcome, typename Op>
+  bool Decide(std::string_view routing_key, int64_t deadline_ms, std::shared_ptr<const View> view,
+              Op op, std::function<void(bool, Outcome)> done) ABSL_LOCKS_EXCLUDED(mu_);
+  template <typename Outcome, typename Op>
+  Routed<Outcome> DecideHere(std::string_view routing_key, int64_t deadline_ms,
+                             std::shared_ptr<const View> view, Op op);
+  CallResult Call(const std::string& address, const std::string& body, int64_t deadline_ms,
+                  std::string* answer);
+  bool WaitUntilReady(int64_t deadline_ms) ABSL_LOCKS_EXCLUDED(mu_);
+  // Finds the owner of op's routing key and asks it, until `deadline_ms`:
+  // an owner that refuses (it is catching up, or the views are changing)
+  // has applied nothing and is asked again; one that does not answer leaves
+  // the outcome unknown.  This node waits for its own readiness the same way.
+  Asked Ask(RouteOp op, const RouteArgs& args, int64_t deadline_ms,
+            std::shared_ptr<const View>* view, std::string* answer);
+  // The asking side of every routed operation.
+  template <RouteOp kOp>
+  Routed<typename RoutedOp<kOp>::Outcome> Route(const RouteArgs& args);
+  // Answers a route request: (status byte, encoded outcome).
+  using Answer = std::function<void(uint8_t, const std::string&)>;
+  // The owner's side of a decision asked by another node: decides it and
+  // answers once it is settled, or refuses it.  Returns true.
+  template <RouteOp kOp>
+  bool DecideFor(const RouteArgs& args, int64_t deadline, std::shared_ptr<const View> view,
+                 const Answer& answer);
+  bool OnRouteRequest(const std::shared_ptr<Conn>& c, const std::string& asker, uint64_t request_id,
+                      Reader* r);
+  Verdict Judge(std::string_view decider, std::string_view routing_key, int64_t deadline,
+                uint64_t epoch, uint64_t life) ABSL_LOCKS_EXCLUDED(mu_);
+  MemberRecord RecordOf(std::string_view id) const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- transport and frames (node.cc) -----------------------------------------
+  // Sends a frame to the member at `address` (through the fault transport
+  // in a testing build).
+  void SendTo(const std::string& address, FramePtr frame, bool replication) {
+    net_->Send(address, std::move(frame), replication);
+  }
+  // Answers a request on the connection it came in on; `peer` is the asker.
+  void Reply(const std::shared_ptr<Conn>& c, const std::string& peer, MsgType type,
+             uint64_t request_id, const std::string& body);
+  // An outbound connection broke, or its queue overflowed: what it carried
+  // may be lost, so the member gets this node's whole state (at the next
+  // tick, if it is not dead; a dead one gets it when it comes back).
+  void LinkFailed(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
+  // Applies the `n` replicated mutations *r holds next (a kReplicate or
+  // kSyncBatch body); false when one is malformed.
+  bool ApplyMutations(Reader* r, uint32_t n);
+  // Handles one frame; false closes the connection (malformed).
+  bool OnFrame(const std::shared_ptr<Conn>& c, const Header& h, std::string_view body);
+  // The id of the member at `address` ("" for none).
+  std::string IdAt(const std::string& address) const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- replication and standing (replication.cc) ------------------------------
+  void SyncTo(const std::string& address, uint64_t round = 0, uint64_t epoch = 0,
+              bool held_alive = false);
+  void SyncReceived(const std::string& sender, uint64_t round, uint64_t epoch, bool held_alive)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void MaybeReadyLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::vector<std::string> StartSyncRoundLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AskForSync(const std::vector<std::string>& addresses, uint64_t round);
+  void LoseStanding(const std::function<void()>& meanwhile = {}) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- membership (membership.cc) ---------------------------------------------
+  struct Member {
+    MemberRecord rec;
+    int64_t suspect_since_ms = 0;
+  };
+  struct Gossip {
+    MemberRecord rec;
+    int sends_left;
+  };
+  // What a membership change asks of this node once its lock is released.
+  struct Effects {
+    std::vector<std::pair<std::string, uint64_t>> push;  // SyncTo(address, 0, epoch)
+    std::vector<std::string> ask;                        // AskForSync(ask, round)
+    uint64_t round = 0;
+    bool lost_standing = false;
+  };
+  std::string GossipBody(std::string_view extra = {}) ABSL_LOCKS_EXCLUDED(mu_);
+  bool ReadGossip(Reader* r) ABSL_LOCKS_EXCLUDED(mu_);
+  bool ReadMemberList(Reader* r) ABSL_LOCKS_EXCLUDED(mu_);
+  std::string MembersBody() ABSL_LOCKS_EXCLUDED(mu_);
+  void ReadMembers(std::string_view body) ABSL_LOCKS_EXCLUDED(mu_);
+  void Run(const Effects& fx);
+  void ApplyUpdate(const MemberRecord& rec) ABSL_LOCKS_EXCLUDED(mu_);
+  void ApplyUpdateLocked(const MemberRecord& rec, Effects* fx) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void GossipLocked(const MemberRecord& rec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RefreshPeersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void MarkLocked(const std::string& id, MemberState state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ScheduleTick(int64_t delay_ms);
+  void Tick() ABSL_LOCKS_EXCLUDED(mu_);
+  void Probe(const std::string& id, const std::string& address,
+             const std::vector<std::string>& helpers);
+  void Join();
+  void ExchangeMembers(const std::string& address);
+
+  // ---- state ------------------------------------------------------------------
+  const ClusterOptions o_;
+  const uint64_t node_hash_;
+  std::string address_;  // written by Listen, before Start
+  Store* store_ = nullptr;
+  Hlc hlc_;
+
+  boost::asio::io_context io_;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
+  boost::asio::steady_timer tick_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stopped_{false};
+  std::unique_ptr<TcpTransport> tcp_;
+  std::unique_ptr<Transport> fault_;  // MakeFaults(): the testing build's FaultTransport
+  Transport* net_;                    // what frames go through: fault_ or tcp_
+  Rpc rpc_;
+
+  mutable Mutex mu_;  // membership and standing
+  std::map<std::string, Member> members_ ABSL_GUARDED_BY(mu_);
+  std::vector<Gossip> gossip_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> probe_order_ ABSL_GUARDED_BY(mu_);
+  size_t probe_pos_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string probe_target_ ABSL_GUARDED_BY(mu_);
+  bool probe_acked_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t ticks_ = 0;  // only the tick handler touches it
+  // Standing (see "owner arbitration").
+  bool joined_ ABSL_GUARDED_BY(mu_);  // knows another member, or has none to join
+  // The current round of asking for states (0: none).
+  uint64_t sync_round_ ABSL_GUARDED_BY(mu_) = 1;
+  // Members whose state this round still needs, and when they were last asked.
+  std::map<std::string, int64_t> sync_awaiting_ ABSL_GUARDED_BY(mu_);
+  // Members back from the dead: epoch of the state sent.
+  std::map<std::string, uint64_t> catchup_ ABSL_GUARDED_BY(mu_);
+  uint64_t catchup_epoch_ ABSL_GUARDED_BY(mu_) = 0;
+  // The latest such epoch sent to each member (kept after its kSyncDone):
+  // a decision carrying an older one was taken before it caught up.
+  struct SentEpoch {
+    uint64_t epoch;
+    uint64_t incarnation;  // of the member when it was revived
+  };
+  std::map<std::string, SentEpoch> sent_epoch_ ABSL_GUARDED_BY(mu_);
+  // Per member, the latest epoch of a state it sent on seeing this node back
+  // from the dead that this node has applied.
+  std::map<std::string, uint64_t> applied_epoch_ ABSL_GUARDED_BY(mu_);
+  // Decisions this node has started and not settled: it becomes ready only
+  // when there are none (one made on a stale copy must be forgotten first).
+  uint64_t in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  // This run's first incarnation: written by Listen (under mu_) before
+  // Start, read without the lock afterwards.
+  uint64_t start_incarnation_ = 0;
+  bool restart_seen_ ABSL_GUARDED_BY(mu_) = false;
+  std::set<std::string> resync_ ABSL_GUARDED_BY(mu_);  // addresses to send a whole state
+  // Publish could not allocate a frame: every member gets a whole state.
+  std::atomic<bool> resync_all_{false};
+  std::mt19937_64 rng_ ABSL_GUARDED_BY(mu_);
+  // Read and replaced with std::atomic_load/atomic_store; replaced under mu_.
+  std::shared_ptr<const std::vector<std::string>> peers_ =
+      std::make_shared<const std::vector<std::string>>();
+  std::shared_ptr<const View> view_ = std::make_shared<const View>();
+  std::atomic<bool> ready_{false};  // may decide (rule 2); written under mu_
+  // Moves on every loss of standing (under mu_); a decision let through
+  // under an older one is not sent, and its outcome is unknown (SendDecision,
+  // Decide).
+  std::atomic<uint64_t> standing_gen_{0};
+  std::condition_variable ready_cv_;      // with mu_: ready_ or the view changed
+  std::atomic<bool> force_local_{false};  // the tests' TestForceLocalRouting
+
+  std::atomic<uint64_t> mutations_published_{0};
+  std::atomic<uint64_t> mutations_received_{0};
+  std::atomic<uint64_t> frames_dropped_{0};  // replication frames over a peer's queue cap
+  std::atomic<uint64_t> full_syncs_sent_{0};
+  std::atomic<uint64_t> routed_calls_{0};           // decisions asked of another owner
+  std::atomic<uint64_t> routed_unreachable_{0};     // ... that got no answer in time
+  std::atomic<uint64_t> routed_decided_{0};         // decisions made here for another node
+  std::atomic<uint64_t> routed_refused_{0};         // ... refused: late, not the owner, not ready
+  std::atomic<uint64_t> decisions_confirmed_{0};    // changes confirmed by every member
+  std::atomic<uint64_t> decisions_unconfirmed_{0};  // ... not: answered "unknown", forgotten
+  std::atomic<uint64_t> decisions_refused_{0};      // others' decisions this member refused
+  std::atomic<uint64_t> standing_lost_{0};          // times this node had to catch up
+};
+
+}  // namespace cluster
+}  // namespace ephpm
+
+#endif  // EPHPM_CLUSTER_NODE_IMPL_H_

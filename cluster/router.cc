@@ -1,0 +1,539 @@
+// Owner routing, both sides: asking the key's owner (Route*, Ask, Call)
+// and deciding as the owner (Decide, Settle, OnRouteRequest, Judge).
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "ephpm/clock.h"
+#include "node_impl.h"
+#include "owner.h"
+#include "route_codec.h"
+
+namespace ephpm {
+namespace cluster {
+
+// The rule this file implements is written above the declarations, in
+// node_impl.h ("owner arbitration").
+
+// A result handed from whichever thread produces it (an I/O thread, a
+// timer) to a thread that waits for it.
+template <typename T>
+struct Handoff {
+  Mutex mu;
+  std::condition_variable cv;
+  bool done ABSL_GUARDED_BY(mu) = false;
+  bool ok ABSL_GUARDED_BY(mu) = false;
+  T value ABSL_GUARDED_BY(mu){};
+  void Put(bool good, T v) {
+    MutexLock l(&mu);
+    done = true;
+    ok = good;
+    value = std::move(v);
+    cv.notify_all();
+  }
+  // True, with the result moved to *out, when a good one came within `ms`.
+  bool Wait(int64_t ms, T* out) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    MutexLock l(&mu);
+    while (!done) {
+      if (l.WaitUntil(&cv, deadline) == std::cv_status::timeout) break;
+    }
+    if (!done || !ok) return false;
+    *out = std::move(value);
+    return true;
+  }
+};
+
+// A route reply's status byte.  Refused means nothing was applied, so the
+// asker may ask again; unconfirmed means the owner applied it but not
+// every member confirmed it: the outcome is unknown, never to be retried.
+constexpr uint8_t kRouteRefused = 0;
+constexpr uint8_t kRouteDecided = 1;
+constexpr uint8_t kRouteUnconfirmed = 2;
+
+thread_local ClusterNode::Impl::Capture* ClusterNode::Impl::tl_capture = nullptr;
+
+ClusterNode::Impl::Placement ClusterNode::Impl::Place(std::string_view key) const {
+  Placement p;
+  if (force_local_.load()) return p;  // the tests' TestForceLocalRouting
+  p.view = std::atomic_load(&view_);
+  // A cluster of one (no other member known, none to join): as a single
+  // node, no confirmation from anyone.
+  if (p.view->known <= 1 && o_.join.empty()) return p;
+  if (p.view->alive.empty()) {
+    p.kind = Placement::Kind::kHere;  // refused by CanDecide
+    return p;
+  }
+  const AliveMember& owner = p.view->alive[OwnerIndex(key, p.view->alive.size())];
+  if (owner.self) {
+    p.kind = Placement::Kind::kHere;
+  } else {
+    p.kind = Placement::Kind::kRemote;
+    p.address = owner.address;
+  }
+  return p;
+}
+
+bool ClusterNode::Impl::Ready() const { return CanDecide(*std::atomic_load(&view_)); }
+
+std::string ClusterNode::Impl::OwnerOf(std::string_view key) const {
+  auto view = std::atomic_load(&view_);
+  if (view->alive.empty()) return o_.node_id;
+  return view->alive[OwnerIndex(key, view->alive.size())].id;
+}
+
+bool ClusterNode::Impl::SameOwner(const std::vector<std::string_view>& keys) const {
+  auto view = std::atomic_load(&view_);
+  if (view->alive.size() <= 1 || keys.empty()) return true;
+  const size_t first = OwnerIndex(keys[0], view->alive.size());
+  for (std::string_view k : keys) {
+    if (OwnerIndex(k, view->alive.size()) != first) return false;
+  }
+  return true;
+}
+
+// Publish, during a decision: sends the mutation to every other member
+// the decision is made over, as a decision to confirm.  Called under the
+// key's shard lock (so one key's decisions leave in the order they were
+// applied); only queues frames.
+void ClusterNode::Impl::SendDecision(const Capture& cap, const Mutation& m) noexcept {
+  try {
+    SendDecisionOrThrow(cap, m);
+  } catch (const std::bad_alloc&) {
+    // Not sent to every member: the decision fails (answered "unknown",
+    // what it wrote forgotten, the standing lost).  Should even the key's
+    // record fail, the write stays tentative here, never sent in a sync,
+    // until a newer state of the key replaces it.
+    MutexLock l(&cap.decision->mu);
+    cap.decision->failed = true;
+    try {
+      cap.decision->changed.emplace_back(std::string(m.key), m.stamp);
+    } catch (const std::bad_alloc&) {
+    }
+  }
+}
+
+void ClusterNode::Impl::SendDecisionOrThrow(const Capture& cap, const Mutation& m) {
+  if (standing_gen_.load(std::memory_order_acquire) != cap.decision->generation) {
+    // This node lost its standing after the decision was let through, and
+    // may have forgotten part of its copy (an unconfirmed decision) since:
+    // the operation may have read that gap.  It is not sent; settling it
+    // as failed forgets what it wrote.
+    MutexLock l(&cap.decision->mu);
+    cap.decision->changed.emplace_back(std::string(m.key), m.stamp);
+    cap.decision->failed = true;
+    return;
+  }
+  Writer w;
+  w.Str(o_.node_id);
+  w.Str(cap.routing_key);
+  w.I64(cap.deadline_ms);
+  w.Mut(m);
+  const std::string body = std::move(w.out());
+  const int64_t timeout = std::max<int64_t>(1, cap.deadline_ms - WallMs());
+  std::vector<const AliveMember*> to;
+  for (const AliveMember& a : cap.view->alive) {
+    if (!a.self) to.push_back(&a);
+  }
+  {
+    MutexLock l(&cap.decision->mu);
+    cap.decision->changed.emplace_back(std::string(m.key), m.stamp);
+    cap.decision->pending += static_cast<int>(to.size());
+  }
+  mutations_published_.fetch_add(1, std::memory_order_relaxed);
+  for (const AliveMember* a : to) {
+    // Read without the decision's lock: `epochs` is written once, before
+    // the operation runs.
+    auto e = cap.decision->epochs.find(a->id);
+    Writer tail;
+    tail.U64(e == cap.decision->epochs.end() ? 0 : e->second);
+    tail.U64(start_incarnation_);
+    rpc_.Request(a->address, MsgType::kDecision, body + tail.out(), timeout,
+                 [this, d = cap.decision](bool ok, std::string_view reply) {
+                   Settle(d, ok && ConfirmedIn(reply));
+                 });
+  }
+}
+
+// Reads a decision reply: the member's verdict and its record of this
+// node (a record saying this node is dead makes it refute and lose its
+// standing, through ApplyUpdate).
+bool ClusterNode::Impl::ConfirmedIn(std::string_view reply) {
+  Reader r(reply);
+  std::string_view sender;
+  uint8_t verdict = 0;
+  MemberRecord me;
+  if (!r.Str(&sender) || !r.U8(&verdict) || !r.Member(&me)) return false;
+  if (me.id == o_.node_id && me.state != MemberState::kAlive) ApplyUpdate(me);
+  return verdict == static_cast<uint8_t>(Verdict::kConfirmed);
+}
+
+// Counts one answer (or the own token); finishes the decision once every
+// member confirmed, or at the first that did not.
+void ClusterNode::Impl::Settle(const std::shared_ptr<Decision>& d, bool ok) {
+  std::function<void(bool)> done;
+  std::vector<std::pair<std::string, Stamp>> changed;
+  bool failed = false;
+  {
+    MutexLock l(&d->mu);
+    if (d->finished) return;
+    if (!ok) d->failed = true;
+    --d->pending;
+    if (!d->done) return;  // the store operation has not returned yet
+    if (!d->failed && d->pending > 0) return;
+    d->finished = true;
+    done = std::move(d->done);
+    changed = std::move(d->changed);
+    failed = d->failed;
+  }
+  if (failed) {
+    decisions_unconfirmed_.fetch_add(1, std::memory_order_relaxed);
+    // This copy may now differ from the members' (some may have refused
+    // it, and a node that was held dead decided on a stale copy): drop
+    // what the decision wrote, unless a later decision has replaced it,
+    // so that their state wins whatever the stamps say, and catch up.
+    // In this order: the standing goes first, so that a decision let
+    // through before now that runs its operation after the forget (and
+    // may read the gap it leaves) is dropped by SendDecision; the members
+    // are asked for their state only after the forget, so that what they
+    // send fills the gap.
+    LoseStanding([&] {
+      for (const auto& [key, stamp] : changed) store_->ForgetLocal(key, stamp);
+    });
+  } else if (!changed.empty()) {
+    for (const auto& [key, stamp] : changed) store_->ConfirmLocal(key, stamp);
+    decisions_confirmed_.fetch_add(1, std::memory_order_relaxed);
+  }
+  {
+    MutexLock l(&mu_);
+    --in_flight_;
+    MaybeReadyLocked();
+  }
+  done(!failed);
+}
+
+// Runs `op` (a store _Local operation) as a decision over `view` and calls
+// done(confirmed, outcome) once it is settled, on whichever thread settles
+// it.  False, and nothing done, when this node may not decide (checked
+// again here, under mu_, with the epochs the decision will carry: a state
+// applied after this point makes the members refuse it).
+template <typename Outcome, typename Op>
+bool ClusterNode::Impl::Decide(std::string_view routing_key, int64_t deadline_ms,
+                               std::shared_ptr<const View> view, Op op,
+                               std::function<void(bool, Outcome)> done) {
+  auto d = std::make_shared<Decision>();
+  {
+    MutexLock l(&mu_);
+    if (!CanDecide(*view)) return false;
+    ++in_flight_;
+    d->epochs = applied_epoch_;
+    d->generation = standing_gen_.load(std::memory_order_relaxed);
+  }
+  Capture cap{this, d, routing_key, deadline_ms, std::move(view)};
+  Outcome out;
+  {
+    Capture* outer = tl_capture;
+    tl_capture = &cap;
+    out = op();
+    tl_capture = outer;
+  }
+  {
+    MutexLock l(&d->mu);
+    // Standing lost while the operation ran: it may have read a gap left
+    // by a forgotten decision even where it wrote nothing (a "no such key"
+    // or a mismatch), so its outcome is unknown.
+    if (standing_gen_.load(std::memory_order_acquire) != d->generation) d->failed = true;
+    d->done = [done = std::move(done), out](bool ok) { done(ok, out); };
+  }
+  Settle(d, true);  // the own token
+  return true;
+}
+
+// A decision for a key this node owns, asked on this node: made here and
+// waited for on the calling thread.  REQUIRES: CanDecide(*view).
+template <typename Outcome, typename Op>
+Routed<Outcome> ClusterNode::Impl::DecideHere(std::string_view routing_key, int64_t deadline_ms,
+                                              std::shared_ptr<const View> view, Op op) {
+  auto h = std::make_shared<Handoff<Outcome>>();
+  if (!Decide<Outcome>(routing_key, deadline_ms, std::move(view), op,
+                       [h](bool ok, Outcome out) { h->Put(ok, std::move(out)); })) {
+    routed_refused_.fetch_add(1, std::memory_order_relaxed);
+    return Routed<Outcome>::Unreachable();  // nothing applied
+  }
+  // Every confirmation has its own timer; the margin covers a node whose
+  // I/O threads are stopped.
+  Outcome out{};
+  if (!h->Wait(o_.request_timeout_ms + 1000, &out)) return Routed<Outcome>::Unreachable();
+  return Routed<Outcome>::Owner(std::move(out));
+}
+
+// Sends a route request to the owner at `address` and waits for its
+// answer (the body after the sender id and the "decided" byte) until
+// `deadline_ms`.  kRefused: the owner refused it (past the deadline, not
+// the owner in its view, not ready), so it was not applied; kUnreachable:
+// no answer in time, or the connection broke first (outcome unknown).
+ClusterNode::Impl::CallResult ClusterNode::Impl::Call(const std::string& address,
+                                                      const std::string& body, int64_t deadline_ms,
+                                                      std::string* answer) {
+  auto h = std::make_shared<Handoff<std::string>>();
+  routed_calls_.fetch_add(1, std::memory_order_relaxed);
+  const int64_t timeout = std::max<int64_t>(1, deadline_ms - WallMs());
+  rpc_.Request(address, MsgType::kRouteRequest, body, timeout,
+               [h](bool ok, std::string_view b) { h->Put(ok, std::string(b)); });
+  // The timer answers first; the margin covers a node being stopped.
+  std::string reply;
+  const bool got = h->Wait(timeout + 1000, &reply);
+  Reader r(reply);
+  std::string_view sender;
+  uint8_t decided = 0;
+  if (!got || !r.Str(&sender) || !r.U8(&decided)) {
+    routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
+    return CallResult::kUnreachable;
+  }
+  if (decided == kRouteRefused) return CallResult::kRefused;
+  if (decided != kRouteDecided) {
+    routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
+    return CallResult::kUnreachable;  // decided, but not confirmed: unknown
+  }
+  answer->assign(reply, reply.size() - r.remaining(), std::string::npos);
+  return CallResult::kAnswered;
+}
+
+// Waits until this node may decide (it is catching up, or a view change
+// took its majority away) or `deadline_ms` passes.
+bool ClusterNode::Impl::WaitUntilReady(int64_t deadline_ms) {
+  MutexLock l(&mu_);
+  for (;;) {
+    if (CanDecide(*std::atomic_load(&view_))) return true;
+    const int64_t left = deadline_ms - WallMs();
+    if (left <= 0) return false;
+    l.WaitUntil(&ready_cv_, std::chrono::steady_clock::now() +
+                                std::chrono::milliseconds(std::min<int64_t>(left, 10)));
+  }
+}
+
+ClusterNode::Impl::Asked ClusterNode::Impl::Ask(RouteOp op, const RouteArgs& args,
+                                                int64_t deadline_ms,
+                                                std::shared_ptr<const View>* view,
+                                                std::string* answer) {
+  const std::string_view routing_key = RoutingKey(op, args);
+  for (;;) {
+    Placement p = Place(routing_key);
+    if (p.kind == Placement::Kind::kPlain) return Asked::kPlain;
+    if (p.kind == Placement::Kind::kHere) {
+      if (CanDecide(*p.view)) {
+        *view = std::move(p.view);
+        return Asked::kHere;
+      }
+      // Without a majority there is nothing to wait for (a partition, or
+      // members down: that takes failure detection, not a round trip).
+      if (p.view->alive.size() * 2 <= p.view->known) break;
+      if (!WaitUntilReady(deadline_ms - o_.max_clock_skew_ms)) break;
+      continue;  // the owner may have changed meanwhile
+    }
+    Writer w;
+    w.Str(o_.node_id);
+    w.U8(static_cast<uint8_t>(op));
+    w.I64(deadline_ms);
+    EncodeArgs(op, args, &w);
+    switch (Call(p.address, w.out(), deadline_ms, answer)) {
+      case CallResult::kAnswered:
+        return Asked::kAnswered;
+      case CallResult::kUnreachable:
+        return Asked::kUnknown;
+      case CallResult::kRefused:
+        break;
+    }
+    if (WallMs() + o_.max_clock_skew_ms + 10 >= deadline_ms) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  routed_refused_.fetch_add(1, std::memory_order_relaxed);
+  return Asked::kUnknown;
+}
+
+template <RouteOp kOp>
+Routed<typename RoutedOp<kOp>::Outcome> ClusterNode::Impl::Route(const RouteArgs& args) {
+  using Outcome = typename RoutedOp<kOp>::Outcome;
+  const int64_t deadline = WallMs() + o_.request_timeout_ms;
+  std::shared_ptr<const View> view;
+  std::string answer;
+  switch (Ask(kOp, args, deadline, &view, &answer)) {
+    case Asked::kPlain:
+      return Routed<Outcome>::Local();
+    case Asked::kHere:
+      // A read on the owner is not a decision: this node reads its own copy.
+      if constexpr (kOp == RouteOp::kGet) {
+        return Routed<Outcome>::Local();
+      } else {
+        return DecideHere<Outcome>(RoutingKey(kOp, args), deadline, std::move(view),
+                                   [&] { return RoutedOp<kOp>::Run(store_, args); });
+      }
+    case Asked::kAnswered: {
+      Outcome out;
+      if (OutcomeCodec<Outcome>::Decode(answer, &out)) {
+        return Routed<Outcome>::Owner(std::move(out));
+      }
+      break;
+    }
+    case Asked::kUnknown:
+      break;
+  }
+  return Routed<Outcome>::Unreachable();
+}
+
+// RouteArgs in member order: guard, token, key, value, ttl, delta.
+Routed<SetNxOutcome> ClusterNode::Impl::RouteSetNx(std::string_view key, std::string_view value,
+                                                   int64_t ttl_ms) {
+  return Route<RouteOp::kSetNx>({{}, {}, key, value, ttl_ms, 0});
+}
+
+Routed<DelIfEqOutcome> ClusterNode::Impl::RouteDelIfEq(std::string_view key,
+                                                       std::string_view token) {
+  return Route<RouteOp::kDelIfEq>({{}, token, key, {}, 0, 0});
+}
+
+Routed<SetIfEqOutcome> ClusterNode::Impl::RouteSetIfEq(std::string_view guard_key,
+                                                       std::string_view token, std::string_view key,
+                                                       std::string_view value, int64_t ttl_ms) {
+  return Route<RouteOp::kSetIfEq>({guard_key, token, key, value, ttl_ms, 0});
+}
+
+Routed<DelIfGuardEqOutcome> ClusterNode::Impl::RouteDelIfGuardEq(std::string_view guard_key,
+                                                                 std::string_view token,
+                                                                 std::string_view key) {
+  return Route<RouteOp::kDelIfGuardEq>({guard_key, token, key, {}, 0, 0});
+}
+
+Routed<ExpireIfGuardEqOutcome> ClusterNode::Impl::RouteExpireIfGuardEq(std::string_view guard_key,
+                                                                       std::string_view token,
+                                                                       std::string_view key,
+                                                                       int64_t ttl_ms) {
+  return Route<RouteOp::kExpireIfGuardEq>({guard_key, token, key, {}, ttl_ms, 0});
+}
+
+Routed<IncrByReply> ClusterNode::Impl::RouteIncrBy(std::string_view key, int64_t delta) {
+  return Route<RouteOp::kIncrBy>({{}, {}, key, {}, 0, delta});
+}
+
+// A read on the key's owner.  Not a decision, but the owner must be one
+// that may decide: a paused or catching-up owner could answer from a stale
+// copy.
+Routed<GetReply> ClusterNode::Impl::RouteGet(std::string_view key) {
+  return Route<RouteOp::kGet>({{}, {}, key, {}, 0, 0});
+}
+
+// The owner's side of a route request.  A request past its deadline, for
+// a key this node does not own in its own view, or arriving while it may
+// not decide, is refused (the asker answers "unknown outcome"); else the
+// decision is made with the _local operation (never forwarding again, so
+// a request cannot bounce between nodes whose views differ) and answered
+// once confirmed.  False for a malformed request.
+bool ClusterNode::Impl::OnRouteRequest(const std::shared_ptr<Conn>& c, const std::string& asker,
+                                       uint64_t request_id, Reader* r) {
+  uint8_t op_byte = 0;
+  int64_t deadline = 0;
+  if (!r->U8(&op_byte) || !r->I64(&deadline)) return false;
+  const auto op = static_cast<RouteOp>(op_byte);
+  RouteArgs args;
+  if (!DecodeArgs(op, r, &args)) return false;
+  const std::string_view routing = RoutingKey(op, args);
+  auto answer = [this, c, asker, request_id](uint8_t status, const std::string& outcome) {
+    Writer w;
+    w.Str(o_.node_id);
+    w.U8(status);
+    w.out().append(outcome);
+    Reply(c, asker, MsgType::kRouteReply, request_id, w.out());
+  };
+  Placement p = Place(routing);
+  if (WallMs() + o_.max_clock_skew_ms >= deadline || p.kind != Placement::Kind::kHere ||
+      !CanDecide(*p.view)) {
+    routed_refused_.fetch_add(1, std::memory_order_relaxed);
+    answer(kRouteRefused, "");
+    return true;
+  }
+  switch (op) {
+    case RouteOp::kSetNx:
+      return DecideFor<RouteOp::kSetNx>(args, deadline, std::move(p.view), answer);
+    case RouteOp::kDelIfEq:
+      return DecideFor<RouteOp::kDelIfEq>(args, deadline, std::move(p.view), answer);
+    case RouteOp::kSetIfEq:
+      return DecideFor<RouteOp::kSetIfEq>(args, deadline, std::move(p.view), answer);
+    case RouteOp::kDelIfGuardEq:
+      return DecideFor<RouteOp::kDelIfGuardEq>(args, deadline, std::move(p.view), answer);
+    case RouteOp::kExpireIfGuardEq:
+      return DecideFor<RouteOp::kExpireIfGuardEq>(args, deadline, std::move(p.view), answer);
+    case RouteOp::kIncrBy:
+      return DecideFor<RouteOp::kIncrBy>(args, deadline, std::move(p.view), answer);
+    case RouteOp::kGet: {
+      Writer w;
+      OutcomeCodec<GetReply>::Encode(RoutedOp<RouteOp::kGet>::Run(store_, args), &w);
+      answer(kRouteDecided, w.out());
+      routed_decided_.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    }
+  }
+  return false;  // not reached: DecodeArgs refused an unknown operation
+}
+
+template <RouteOp kOp>
+bool ClusterNode::Impl::DecideFor(const RouteArgs& args, int64_t deadline,
+                                  std::shared_ptr<const View> view, const Answer& answer) {
+  using Outcome = typename RoutedOp<kOp>::Outcome;
+  const bool started = Decide<Outcome>(
+      RoutingKey(kOp, args), deadline, std::move(view),
+      [&] { return RoutedOp<kOp>::Run(store_, args); },
+      [answer](bool ok, Outcome out) {
+        Writer w;
+        OutcomeCodec<Outcome>::Encode(out, &w);
+        answer(ok ? kRouteDecided : kRouteUnconfirmed, w.out());
+      });
+  if (!started) {
+    routed_refused_.fetch_add(1, std::memory_order_relaxed);
+    answer(kRouteRefused, "");
+  } else {
+    routed_decided_.fetch_add(1, std::memory_order_relaxed);
+  }
+  return true;
+}
+
+// A member's side of a decision: confirms it (and applies it) only under
+// conditions a-d above.
+ClusterNode::Impl::Verdict ClusterNode::Impl::Judge(std::string_view decider,
+                                                    std::string_view routing_key, int64_t deadline,
+                                                    uint64_t epoch, uint64_t life) {
+  if (store_ == nullptr) return Verdict::kNotServing;
+  {
+    MutexLock l(&mu_);
+    const std::string id(decider);
+    auto it = members_.find(id);
+    if (it == members_.end() || it->second.rec.state == MemberState::kDead) {
+      return Verdict::kSenderDead;
+    }
+    // Not yet applied the state sent when it came back, or decided before
+    // it had (the decision carries the epoch it had applied then).
+    if (catchup_.count(id) != 0) return Verdict::kCatchUp;
+    // The check is for the process this node revived: one started since
+    // (a later first incarnation) has no memory of that state, and its own
+    // readiness rule made it fetch everyone's state when it started.
+    if (auto e = sent_epoch_.find(id);
+        e != sent_epoch_.end() && life <= e->second.incarnation && epoch < e->second.epoch) {
+      return Verdict::kCatchUp;
+    }
+  }
+  if (OwnerOf(routing_key) != decider) return Verdict::kNotOwner;
+  if (WallMs() + o_.max_clock_skew_ms >= deadline) return Verdict::kLate;
+  return Verdict::kConfirmed;
+}
+
+// This member's record of `id`; one with an empty id when it does not
+// know it (which the asker ignores: it is not news about it).
+MemberRecord ClusterNode::Impl::RecordOf(std::string_view id) const {
+  MutexLock l(&mu_);
+  auto it = members_.find(std::string(id));
+  if (it == members_.end()) return MemberRecord{};
+  return it->second.rec;
+}
+
+}  // namespace cluster
+}  // namespace ephpm

@@ -1,0 +1,314 @@
+// The TCP transport: the listener, the connections and their send queues.
+
+#include "transport.h"
+
+#include <algorithm>
+#include <boost/asio.hpp>
+#include <deque>
+
+#include "ephpm/host_port.h"
+#include "net/listener.h"
+
+namespace ephpm {
+namespace cluster {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+// Reads frames and hands them to the transport's frame event; writes queued
+// frames in order.  Socket work runs on the connection's strand; the queue
+// is shared with the senders under mu_.
+class Conn : public std::enable_shared_from_this<Conn> {
+ public:
+  Conn(TcpTransport* transport, tcp::socket socket, std::string address)
+      : transport_(transport),
+        socket_(std::move(socket)),
+        strand_(socket_.get_executor()),
+        address_(std::move(address)) {}
+
+  // Outbound: connects, then writes what was queued meanwhile.
+  void Connect() {
+    std::string host;
+    uint16_t port = 0;
+    if (!SplitHostPort(address_, &host, &port)) return Fail();
+    boost::system::error_code ec;
+    const auto addr = asio::ip::make_address(host, ec);
+    if (ec) return Fail();
+    socket_.async_connect(
+        tcp::endpoint(addr, port),
+        asio::bind_executor(strand_, [self = shared_from_this()](boost::system::error_code e) {
+          if (e) return self->Fail();
+          boost::system::error_code ignored;
+          self->socket_.set_option(tcp::no_delay(true), ignored);
+          self->connected_ = true;
+          self->ReadHeader();
+          self->MaybeWrite();
+        }));
+  }
+
+  // Inbound: already connected.
+  void StartInbound() {
+    connected_ = true;
+    boost::system::error_code ignored;
+    socket_.set_option(tcp::no_delay(true), ignored);
+    asio::dispatch(strand_, [self = shared_from_this()] { self->ReadHeader(); });
+  }
+
+  // Queues a frame.  Returns false when the queue is over its cap (the
+  // frame is dropped; the caller resyncs the peer later).
+  bool Send(FramePtr frame, bool replication) {
+    MutexLock l(&mu_);
+    if (closed_) return false;
+    if (replication && queued_bytes_ + frame->size() > transport_->max_queue_bytes_) {
+      overflowed_ = true;
+      return false;
+    }
+    queued_bytes_ += frame->size();
+    queue_.push_back(std::move(frame));
+    // One wake-up of the I/O thread covers every frame queued before it
+    // runs: a burst of mutations costs one post, not one each.
+    if (!kick_pending_) {
+      kick_pending_ = true;
+      asio::post(strand_, [self = shared_from_this()] { self->Kick(); });
+    }
+    return true;
+  }
+
+  void Close() {
+    asio::post(strand_, [self = shared_from_this()] { self->Shut(); });
+  }
+
+  bool closed() const {
+    MutexLock l(&mu_);
+    return closed_;
+  }
+
+ private:
+  void Kick() {
+    {
+      MutexLock l(&mu_);
+      kick_pending_ = false;
+    }
+    MaybeWrite();
+  }
+
+  // Writes what is queued unless a write is in flight (its completion
+  // calls this again) or the connection is not up yet (Connect does).
+  void MaybeWrite() {
+    if (!connected_ || writing_) return;
+    std::vector<FramePtr> batch;
+    {
+      MutexLock l(&mu_);
+      while (!queue_.empty() && batch.size() < 256) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    if (batch.empty()) return;
+    writing_ = true;
+    std::vector<asio::const_buffer> bufs;
+    for (const auto& f : batch) bufs.emplace_back(asio::buffer(*f));
+    asio::async_write(socket_, bufs,
+                      asio::bind_executor(strand_, [self = shared_from_this(), batch](
+                                                       boost::system::error_code e, size_t) {
+                        self->writing_ = false;
+                        {
+                          MutexLock l(&self->mu_);
+                          for (const auto& f : batch) self->queued_bytes_ -= f->size();
+                        }
+                        if (e) return self->Fail();
+                        self->MaybeWrite();
+                      }));
+  }
+
+  // Reads whatever the peer has sent (one read, up to 64 KiB, or what the
+  // frame being read still needs) and handles every whole frame in it: a
+  // burst of replicated mutations costs one read, not two per frame.
+  void ReadHeader() {
+    if (in_begin_ == in_.size()) {
+      // Give back the room a large frame (a big value) took.
+      if (in_.capacity() > 4 * kReadChunk) {
+        std::string().swap(in_);
+      } else {
+        in_.clear();
+      }
+      in_begin_ = 0;
+    } else if (in_begin_ >= kReadChunk) {
+      in_.erase(0, in_begin_);
+      in_begin_ = 0;
+    }
+    const size_t have = in_.size() - in_begin_;
+    const size_t want = need_ > have + kReadChunk ? need_ - have : kReadChunk;
+    const size_t old = in_.size();
+    in_.resize(old + want);
+    socket_.async_read_some(
+        asio::buffer(&in_[old], want),
+        asio::bind_executor(
+            strand_, [self = shared_from_this(), old](boost::system::error_code e, size_t n) {
+              self->in_.resize(old + (e ? 0 : n));
+              if (e) return self->Fail();
+              if (!self->TakeFrames()) return self->Fail();
+              self->ReadHeader();
+            }));
+  }
+
+  // Handles the whole frames at the front of in_; false on garbage or a
+  // frame the frame event refuses.  need_ becomes the size of the next
+  // frame (or of its header) as far as it is known.
+  bool TakeFrames() {
+    for (;;) {
+      const size_t have = in_.size() - in_begin_;
+      need_ = kFrameHeader;
+      if (have < kFrameHeader) return true;
+      const char* p = in_.data() + in_begin_;
+      const Header h = ParseHeader(p);
+      uint32_t raw_len = 0;
+      for (int i = 0; i < 4; ++i) {
+        raw_len |= static_cast<uint32_t>(static_cast<uint8_t>(p[i])) << (8 * i);
+      }
+      if (h.version != kWireVersion || raw_len < kFrameHeader - 4 || raw_len > kMaxFrame) {
+        return false;  // another protocol, or garbage
+      }
+      need_ = kFrameHeader + h.body_length;
+      if (have < need_) return true;
+      const std::string_view body(p + kFrameHeader, h.body_length);
+      in_begin_ += need_;
+      if (!transport_->events_.frame(shared_from_this(), h, body)) return false;
+    }
+  }
+
+  void Fail() {
+    const bool outbound = !address_.empty();
+    Shut();
+    // Frames to that member may be lost: resync it once it answers again.
+    // Requests sent on this connection will not be answered.
+    if (outbound) transport_->events_.link_broken(address_);
+  }
+
+  void Shut() {
+    {
+      MutexLock l(&mu_);
+      if (closed_) return;
+      closed_ = true;
+      queue_.clear();
+      queued_bytes_ = 0;
+    }
+    boost::system::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+  }
+
+  TcpTransport* const transport_;
+  tcp::socket socket_;
+  asio::strand<asio::any_io_executor> strand_;
+  const std::string address_;  // the peer's; empty for an inbound connection
+  bool connected_ = false;     // on the strand
+  bool writing_ = false;       // on the strand
+  static constexpr size_t kReadChunk = 64 * 1024;
+  std::string in_;              // received bytes; [in_begin_, size) unread (strand)
+  size_t in_begin_ = 0;         // on the strand
+  size_t need_ = kFrameHeader;  // bytes the next frame needs (strand)
+  mutable Mutex mu_;            // a leaf: nothing else is taken while holding it
+  std::deque<FramePtr> queue_ ABSL_GUARDED_BY(mu_);
+  size_t queued_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  bool overflowed_ ABSL_GUARDED_BY(mu_) = false;
+  bool kick_pending_ ABSL_GUARDED_BY(mu_) = false;  // a Kick is posted and has not run yet
+};
+
+TcpTransport::TcpTransport(asio::io_context* io, size_t max_queue_bytes, TransportEvents events)
+    : io_(io), max_queue_bytes_(max_queue_bytes), events_(std::move(events)), acceptor_(*io) {}
+
+TcpTransport::~TcpTransport() = default;
+
+bool TcpTransport::Listen(const std::string& listen, std::string* address, std::string* error) {
+  std::string host;
+  uint16_t port = 0;
+  if (!SplitHostPort(listen, &host, &port)) {
+    *error = "--cluster-listen needs host:port, got '" + listen + "'";
+    return false;
+  }
+  boost::system::error_code ec;
+  asio::ip::make_address(host, ec);
+  if (ec) {
+    *error = "invalid cluster address '" + host + "'";
+    return false;
+  }
+  std::string why;
+  if (!net::Listen(&acceptor_, host, port, &why)) {
+    // The reason as net::Listen gives it, after the address as configured.
+    const std::string prefix = "cannot listen on " + host + ":" + std::to_string(port) + ": ";
+    *error = "cannot listen on " + listen + ": " +
+             (why.compare(0, prefix.size(), prefix) == 0 ? why.substr(prefix.size()) : why);
+    return false;
+  }
+  *address = net::EndpointText(acceptor_.local_endpoint());
+  return true;
+}
+
+void TcpTransport::Start() { Accept(); }
+
+void TcpTransport::CloseAll() {
+  boost::system::error_code ec;
+  acceptor_.close(ec);
+  std::vector<std::shared_ptr<Conn>> all;
+  {
+    MutexLock l(&mu_);
+    for (auto& [a, c] : links_) all.push_back(c);
+    for (auto& w : inbound_) {
+      if (auto c = w.lock()) all.push_back(c);
+    }
+    links_.clear();
+    inbound_.clear();
+  }
+  for (auto& c : all) c->Close();
+}
+
+void TcpTransport::Accept() {
+  acceptor_.async_accept(asio::make_strand(*io_),
+                         [this](boost::system::error_code ec, tcp::socket s) {
+                           if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+                           if (!ec) {
+                             auto c = std::make_shared<Conn>(this, std::move(s), "");
+                             {
+                               MutexLock l(&mu_);
+                               inbound_.push_back(c);
+                               // Forget inbound connections that closed.
+                               inbound_.erase(std::remove_if(inbound_.begin(), inbound_.end(),
+                                                             [](const std::weak_ptr<Conn>& w) {
+                                                               auto p = w.lock();
+                                                               return !p || p->closed();
+                                                             }),
+                                              inbound_.end());
+                             }
+                             c->StartInbound();
+                           }
+                           Accept();
+                         });
+}
+
+std::shared_ptr<Conn> TcpTransport::LinkTo(const std::string& address) {
+  std::shared_ptr<Conn> fresh;
+  {
+    MutexLock l(&mu_);
+    auto& c = links_[address];
+    if (c && !c->closed()) return c;
+    c = fresh = std::make_shared<Conn>(this, tcp::socket(asio::make_strand(*io_)), address);
+  }
+  // Outside the lock: a connect that fails at once reports the broken link,
+  // whose handlers may complete requests and reach the store.
+  fresh->Connect();
+  return fresh;
+}
+
+void TcpTransport::Send(const std::string& address, FramePtr frame, bool replication) {
+  if (stopped_.load(std::memory_order_relaxed)) return;
+  if (!LinkTo(address)->Send(std::move(frame), replication)) events_.dropped(address);
+}
+
+void TcpTransport::Reply(const std::shared_ptr<Conn>& conn, const std::string&, FramePtr frame) {
+  conn->Send(std::move(frame), false);
+}
+
+}  // namespace cluster
+}  // namespace ephpm
