@@ -652,9 +652,9 @@ class Store::Impl {
   mutable Mutex flush_mu_;
   Stamp flush_stamp_ ABSL_GUARDED_BY(flush_mu_);  // the newest flush seen (replication)
 
-  std::mutex sweep_mu_;
+  Mutex sweep_mu_;
   std::condition_variable sweep_cv_;
-  bool stop_ = false;  // guarded by sweep_mu_
+  bool stop_ ABSL_GUARDED_BY(sweep_mu_) = false;
   std::thread sweeper_;
 };
 

@@ -19,7 +19,7 @@ Store::Impl::Impl(const StoreOptions& o)
 Store::Impl::~Impl() {
   if (!sweeper_.joinable()) return;
   {
-    std::lock_guard<std::mutex> l(sweep_mu_);
+    MutexLock l(&sweep_mu_);
     stop_ = true;
   }
   sweep_cv_.notify_all();
@@ -58,17 +58,20 @@ void Store::Impl::ReapIfExpired(const HashedKey& hk) const {
 }
 
 void Store::Impl::SweepLoop() {
-  std::unique_lock<std::mutex> l(sweep_mu_);
   bool more = false;
-  while (!stop_) {
-    // Adaptive, like Redis's active expiry: a pass that hit its budget
-    // means a backlog, so the next pass starts at once.
-    const auto pause = std::chrono::milliseconds(more ? 0 : options_.sweep_interval_ms);
-    if (sweep_cv_.wait_for(l, pause, [this] { return stop_; })) break;
-    l.unlock();
+  for (;;) {
+    {
+      // Adaptive, like Redis's active expiry: a pass that hit its budget
+      // means a backlog, so the next pass starts at once.
+      MutexLock l(&sweep_mu_);
+      const auto until = std::chrono::steady_clock::now() +
+                         std::chrono::milliseconds(more ? 0 : options_.sweep_interval_ms);
+      while (!stop_ && l.WaitUntil(&sweep_cv_, until) == std::cv_status::no_timeout) {
+      }
+      if (stop_) return;
+    }
     more = false;
     Sweep(options_.sweep_budget, &more);
-    l.lock();
   }
 }
 
