@@ -296,15 +296,5 @@ function concurrently_on(array $pairs): array
 /** Sends every request at once on its own connection; returns the responses in order. */
 function concurrently(Server $srv, array $requests): array
 {
-    $conns = [];
-    foreach ($requests as $i => $bytes) {
-        $conns[$i] = new Conn($srv->port);
-        $conns[$i]->send($bytes);
-    }
-    $out = [];
-    foreach ($conns as $i => $c) {
-        $out[$i] = $c->readResponse();
-        $c->close();
-    }
-    return $out;
+    return concurrently_on(array_map(fn(string $bytes) => [$srv, $bytes], $requests));
 }
