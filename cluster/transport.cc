@@ -26,14 +26,20 @@ class Conn : public std::enable_shared_from_this<Conn> {
         strand_(socket_.get_executor()),
         address_(std::move(address)) {}
 
-  // Outbound: connects, then writes what was queued meanwhile.
+  // Outbound: connects, then writes what was queued meanwhile.  Called on
+  // the sender's thread, which may hold a store shard lock (Publish): an
+  // address that cannot even be tried fails on the strand, as a refused
+  // connect does, because the broken-link event may reach the store.
   void Connect() {
     std::string host;
     uint16_t port = 0;
-    if (!SplitHostPort(address_, &host, &port)) return Fail();
     boost::system::error_code ec;
-    const auto addr = asio::ip::make_address(host, ec);
-    if (ec) return Fail();
+    const bool split = SplitHostPort(address_, &host, &port);
+    const auto addr = split ? asio::ip::make_address(host, ec) : asio::ip::address();
+    if (!split || ec) {
+      asio::post(strand_, [self = shared_from_this()] { self->Fail(); });
+      return;
+    }
     socket_.async_connect(
         tcp::endpoint(addr, port),
         asio::bind_executor(strand_, [self = shared_from_this()](boost::system::error_code e) {

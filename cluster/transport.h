@@ -47,8 +47,10 @@ class Transport {
   virtual bool Delivers(std::string_view sender) = 0;
 };
 
-// What the transport tells its owner.  Each runs on an I/O thread, with no
-// transport lock held.
+// What the transport tells its owner, with no transport lock held.  `frame`
+// and `link_broken` run on an I/O thread, never inside Send (whose caller
+// may hold a store shard lock, and link_broken's handlers reach the store);
+// `dropped` may run inside Send, so it must only count and mark.
 struct TransportEvents {
   // A whole frame arrived on `conn`; false (malformed) closes the connection.
   std::function<bool(const std::shared_ptr<Conn>& conn, const Header& h, std::string_view body)>
