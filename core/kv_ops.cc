@@ -110,10 +110,7 @@ int OpPttl(void* ctx, const char* key, size_t key_len, int64_t* ttl_ms) {
   return C(S(ctx)->Pttl(V(key, key_len), ttl_ms));
 }
 
-int OpFlushAll(void* ctx) {
-  S(ctx)->Flush();
-  return EPHPM_KV_OK;
-}
+int OpFlushAll(void* ctx) { return C(S(ctx)->Flush()); }
 
 int OpWait(void* ctx, const char* key, size_t key_len, uint64_t last_version, int64_t timeout_ms,
            int* changed, int* found, char** value, size_t* value_len, uint64_t* version) {

@@ -253,7 +253,7 @@ Status Store::HMGet(std::string_view key, const std::vector<std::string_view>& f
 
 Status Store::HDel(std::string_view key, const std::vector<std::string_view>& fields,
                    int64_t* removed) {
-  return impl_->HDel(key, fields, removed);
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->HDel(key, fields, removed); });
 }
 
 Status Store::HGetAll(std::string_view key,
@@ -324,7 +324,12 @@ Status Store::Keys(std::string_view pattern, std::vector<std::string>* out) cons
 
 uint64_t Store::DbSize() const { return impl_->DbSize(); }
 
-void Store::Flush() { impl_->Flush(); }
+Status Store::Flush() {
+  return OomGuard(Status::kOutOfMemory, [&] {
+    impl_->Flush();
+    return Status::kOk;
+  });
+}
 
 Status Store::Rename(std::string_view src, std::string_view dst, bool only_if_absent,
                      bool* renamed) {

@@ -141,7 +141,7 @@ void CmdFlush(Ctx& c) {
   if (c.argv.size() == 2 && !IEq(c.argv[1], "ASYNC") && !IEq(c.argv[1], "SYNC")) {
     return c.w.Error(kSyntaxErr);
   }
-  c.store->Flush();
+  if (Failed(c, c.store->Flush())) return;
   Ok(c);
 }
 

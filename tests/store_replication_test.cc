@@ -496,3 +496,26 @@ TEST_CASE("an allocation failure inside del, expire, expireat and persist is an 
   CHECK(a.store->Del("k2", &removed) == Status::kOk);
   CHECK(removed == 1);
 }
+
+TEST_CASE("an allocation failure inside hdel and flush is an error, never an exception",
+          "[replication][oom]") {
+  // The same for the two other writes that reach the replicator with no
+  // guard of their own around them: a flush that cannot be stamped removes
+  // nothing; an hdel reports the failure (its change, made before, stays, as
+  // with hset).
+  ManualClock clock;
+  uint64_t hlc = 0;
+  Node a(1, &hlc, &clock);
+  REQUIRE(a.store->Set("k", "v") == Status::kOk);
+  std::vector<std::pair<std::string_view, std::string_view>> fields{{"f1", "1"}, {"f2", "2"}};
+  int64_t added = 0;
+  REQUIRE(a.store->HSet("h", fields, false, &added) == Status::kOk);
+  a.rep.fail_stamps = true;
+  CHECK(a.store->Flush() == Status::kOutOfMemory);
+  CHECK(a.store->DbSize() == 2);  // nothing removed
+  int64_t removed = -1;
+  CHECK(a.store->HDel("h", {"f1"}, &removed) == Status::kOutOfMemory);
+  a.rep.fail_stamps = false;
+  CHECK(a.store->Flush() == Status::kOk);
+  CHECK(a.store->DbSize() == 0);
+}

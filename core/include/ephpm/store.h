@@ -344,8 +344,9 @@ class Store {
               std::optional<ValueType> type, std::vector<std::string>* keys,
               uint64_t* next) const;
 
-  // Removes every entry.
-  void Flush();
+  // Removes every entry.  kOk, or kOutOfMemory when an allocation failed
+  // before anything was removed (then nothing was).
+  Status Flush();
 
   // Moves src's entry (value, type, TTL and pin) to dst, replacing dst.  With
   // only_if_absent, does nothing and sets *renamed = false when dst is live.
