@@ -79,7 +79,7 @@ int OpSet(void* ctx, const char* key, size_t key_len, const char* value, size_t 
 int OpSetNx(void* ctx, const char* key, size_t key_len, const char* value, size_t value_len,
             int64_t ttl_ms, int* inserted) {
   const SetNxOutcome o = S(ctx)->SetNx(V(key, key_len), V(value, value_len), ttl_ms);
-  if (ErrorOf(o) != Status::kOk) return C(ErrorOf(o));
+  if (const Status e = ErrorOf(o); e != Status::kOk) return C(e);
   *inserted = o == SetNxOutcome::kInserted;
   return EPHPM_KV_OK;
 }
@@ -134,7 +134,7 @@ int OpWait(void* ctx, const char* key, size_t key_len, uint64_t last_version, in
 int OpDelIfEq(void* ctx, const char* key, size_t key_len, const char* token, size_t token_len,
               int* deleted) {
   const DelIfEqOutcome o = S(ctx)->DelIfEq(V(key, key_len), V(token, token_len));
-  if (ErrorOf(o) != Status::kOk) return C(ErrorOf(o));
+  if (const Status e = ErrorOf(o); e != Status::kOk) return C(e);
   *deleted = o == DelIfEqOutcome::kDeleted;
   return EPHPM_KV_OK;
 }
@@ -185,7 +185,7 @@ int OpSetIfEq(void* ctx, const char* guard, size_t guard_len, const char* token,
               size_t value_len, int64_t ttl_ms, int* written) {
   const SetIfEqOutcome o = S(ctx)->SetIfEq(V(guard, guard_len), V(token, token_len),
                                             V(key, key_len), V(value, value_len), ttl_ms);
-  if (ErrorOf(o) != Status::kOk) return C(ErrorOf(o));
+  if (const Status e = ErrorOf(o); e != Status::kOk) return C(e);
   *written = o == SetIfEqOutcome::kWritten;
   return EPHPM_KV_OK;
 }
@@ -195,7 +195,7 @@ int OpDelIfGuardEq(void* ctx, const char* guard, size_t guard_len, const char* t
                    int* removed) {
   const DelIfGuardEqOutcome o =
       S(ctx)->DelIfGuardEq(V(guard, guard_len), V(token, token_len), V(key, key_len));
-  if (ErrorOf(o) != Status::kOk) return C(ErrorOf(o));
+  if (const Status e = ErrorOf(o); e != Status::kOk) return C(e);
   *matched = o != DelIfGuardEqOutcome::kNotMatched;
   *removed = o == DelIfGuardEqOutcome::kDeleted;
   return EPHPM_KV_OK;
@@ -206,7 +206,7 @@ int OpExpireIfGuardEq(void* ctx, const char* guard, size_t guard_len, const char
                       int* matched, int* applied) {
   const ExpireIfGuardEqOutcome o = S(ctx)->ExpireIfGuardEq(
       V(guard, guard_len), V(token, token_len), V(key, key_len), ttl_ms);
-  if (ErrorOf(o) != Status::kOk) return C(ErrorOf(o));
+  if (const Status e = ErrorOf(o); e != Status::kOk) return C(e);
   *matched = o != ExpireIfGuardEqOutcome::kNotMatched;
   *applied = o == ExpireIfGuardEqOutcome::kApplied;
   return EPHPM_KV_OK;

@@ -76,7 +76,7 @@ std::unique_ptr<Store> Store::Create(const StoreOptions& options, std::string* e
   // Debian's abseil is built with its debug checks, so absl::Mutex records
   // every lock in a deadlock graph under one process-wide spinlock: about
   // 40% of a get, and a point where all shards' locks meet.  Shard locks are
-  // never nested except in index order (PairLock, MultiLock), so the graph
+  // never nested except in index order (PairWrite, MultiLock), so the graph
   // has nothing to find.  This is a process-wide abseil setting.
   static std::once_flag no_deadlock_graph;
   std::call_once(no_deadlock_graph, [] {

@@ -103,7 +103,7 @@ Status Store::Impl::HDel(std::string_view key, const std::vector<std::string_vie
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
   *removed = 0;
-  const Status st = Mutate<Status>(
+  return Mutate<Status>(
       hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
         auto it = FindLiveForWriteLocked(s, hk, now, changed);
         if (it == s.map.end()) return Status::kOk;
@@ -129,7 +129,6 @@ Status Store::Impl::HDel(std::string_view key, const std::vector<std::string_vie
         PublishLocked(s, Mutation::Kind::kSet, key, &e);
         return Status::kOk;
       });
-  return st;
 }
 
 template <typename Update>

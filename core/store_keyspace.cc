@@ -44,14 +44,13 @@ Status Store::Impl::Expire(std::string_view key, int64_t ttl_ms, bool* applied) 
 Status Store::Impl::ExpireAt(std::string_view key, int64_t at_ms, bool* applied) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  const Status st = Mutate<Status>(
+  return Mutate<Status>(
       hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
         auto it = FindLiveForWriteLocked(s, hk, now, changed);
         *applied = it != s.map.end();
         if (!*applied) return Status::kOk;
         return ExpireAtLocked(s, it, key, at_ms, now, changed);
       });
-  return st;
 }
 
 Status Store::Impl::ExpireAtLocked(Shard& s, Map::iterator it, std::string_view key, int64_t at_ms,
@@ -184,7 +183,7 @@ Status Store::Impl::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned con
                                bool* applied) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  const Status st = Mutate<Status>(
+  return Mutate<Status>(
       hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
         auto it = FindLiveForWriteLocked(s, hk, now, changed);
         *applied = false;
@@ -198,7 +197,6 @@ Status Store::Impl::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned con
         *changed = true;  // even when the index node cannot be allocated
         return ExpireAtLocked(s, it, key, at_ms, now, changed);
       });
-  return st;
 }
 
 Status Store::Impl::RandomKey(std::string* key) const {

@@ -124,15 +124,13 @@ Status Store::Impl::SetWith(std::string_view key, std::string_view value, const 
   if (!KeyOk(key) || !ValueOk(value)) return Status::kInvalidArgument;
   Prepared p = Prepare(value);
   const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
   std::string frame;  // the old value as stored, decoded after the unlock
   bool old_compressed = false;
   uint64_t old_size = 0;
-  const Status st = WithEviction<Status>([&](uint64_t* shortfall) {
+  const Status st = Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
+                                           uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     *r = SetResult{};
-    ShardWrite w(&s);
-    const int64_t now = clock_->NowMs();
-    auto it = FindLiveForWriteLocked(s, hk, now, &w.changed);
+    auto it = FindLiveForWriteLocked(s, hk, now, changed);
     const bool exists = it != s.map.end();
     if (o.get_old && exists) {
       if (it->second.type != ValueType::kString) return Status::kWrongType;
@@ -151,7 +149,7 @@ Status Store::Impl::SetWith(std::string_view key, std::string_view value, const 
     // NX with an expiry takes a lock as SetNx does; any other SET
     // replaces the entry, and a lock's pin goes with it.
     const bool pinned = o.when == SetOptions::When::kIfAbsent;
-    const Status put = PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, &w.changed);
+    const Status put = PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, changed);
     r->written = put == Status::kOk;
     return put;
   });
@@ -406,6 +404,8 @@ Status Store::Impl::MSetLocked(const std::vector<HashedKey>& keys, std::vector<P
     new_total += EntryMem(keys[i].key.size(), (*values)[i].stored.size(), false);
   }
   // MultiLock holds every shard here, which the analysis cannot follow.
+  // The apply step below must not allocate: room for what it records first.
+  changed->reserve(changed->size() + n);
   std::vector<size_t> created;
   const bool installed = Transact(
       new_total, old_total, false, old_pinned, shortfall,
@@ -420,7 +420,6 @@ Status Store::Impl::MSetLocked(const std::vector<HashedKey>& keys, std::vector<P
         for (size_t i : created) shards[i]->map.erase(shards[i]->map.find(keys[i]));
       },
       [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-        // A replicator copies, but that is its business.
         for (size_t i = 0; i < n; ++i) {
           Shard& s = *shards[i];
           auto it = s.map.find(keys[i]);
@@ -433,11 +432,16 @@ Status Store::Impl::MSetLocked(const std::vector<HashedKey>& keys, std::vector<P
           const uint64_t mem = EntryMem(keys[i].key.size(), p.stored.size(), false);
           from.value = std::move(p.stored);
           FillLocked(s, it, existed[i] != 0, &from, mem, now);
-          PublishLocked(s, Mutation::Kind::kSet, keys[i].key, &it->second);
           changed->push_back(&s);
         }
       });
   if (!installed) return Status::kOutOfMemory;
+  // Published once every entry and the memory total are settled (publishing
+  // allocates; the locks are still held, so the order is the same).
+  for (size_t i = 0; i < n; ++i) {
+    Shard& s = *shards[i];
+    PublishLocked(s, Mutation::Kind::kSet, keys[i].key, &s.map.find(keys[i])->second);
+  }
   *written = true;
   return Status::kOk;
 }
