@@ -182,13 +182,6 @@ void ClusterNode::Impl::LinkFailed(const std::string& address) {
   resync_.insert(address);
 }
 
-std::string ClusterNode::Impl::IdAt(const std::string& address) const {
-  MutexLock l(&mu_);
-  for (const auto& [id, m] : members_) {
-    if (m.rec.address == address) return id;
-  }
-  return "";
-}
 
 bool ClusterNode::Impl::ApplyMutations(Reader* r, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {

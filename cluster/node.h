@@ -40,8 +40,9 @@
 //   store shard lock -> any node lock.  The store calls NextStamp,
 //       Tentative and Publish while it holds a key's shard lock; Publish
 //       takes, one at a time, Decision::mu, Rpc::mu_, TcpTransport::mu_
-//       (then Conn::mu_), and in a testing build Impl::mu_ (to name the
-//       peer at an address) and FaultTransport::mu_.  So the node never
+//       (then Conn::mu_), Impl::mu_ (LinkFailed, when a frame is dropped;
+//       in a testing build also to name the peer at an address) and
+//       FaultTransport::mu_.  So the node never
 //       calls into the store (ApplyReplicated, ForEachForSync, the _Local
 //       operations, ForgetLocal, ConfirmLocal) while holding a lock of its own.
 //   TcpTransport::mu_ -> Conn::mu_   (whether a link is closed)

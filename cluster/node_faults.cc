@@ -20,6 +20,15 @@ std::unique_ptr<Transport> ClusterNode::Impl::MakeFaults() {
       });
 }
 
+// Only the fault transport asks which member listens at an address.
+std::string ClusterNode::Impl::IdAt(const std::string& address) const {
+  MutexLock l(&mu_);
+  for (const auto& [id, m] : members_) {
+    if (m.rec.address == address) return id;
+  }
+  return "";
+}
+
 FaultTransport* ClusterNode::Impl::faults() { return static_cast<FaultTransport*>(fault_.get()); }
 
 void ClusterNode::Impl::Unpause() { faults()->Pause(false); }

@@ -176,7 +176,7 @@ class ClusterNode::Impl {
     int64_t deadline_ms;
     std::shared_ptr<const View> view;
   };
-  static thread_local Capture* tl_capture;
+  static inline thread_local Capture* tl_capture = nullptr;
 
   enum class CallResult { kAnswered, kRefused, kUnreachable };
   // Where a decision ended up: on a single node (kPlain: the caller decides
@@ -211,13 +211,12 @@ class ClusterNode::Impl {
   // The asking side of every routed operation.
   template <RouteOp kOp>
   Routed<typename RoutedOp<kOp>::Outcome> Route(const RouteArgs& args);
-  // Answers a route request: (status byte, encoded outcome).
-  using Answer = std::function<void(uint8_t, const std::string&)>;
   // The owner's side of a decision asked by another node: decides it and
-  // answers once it is settled, or refuses it.  Returns true.
-  template <RouteOp kOp>
+  // answers (answer(status byte, encoded outcome)) once it is settled, or
+  // refuses it.  Returns true.
+  template <RouteOp kOp, typename AnswerFn>
   bool DecideFor(const RouteArgs& args, int64_t deadline, std::shared_ptr<const View> view,
-                 const Answer& answer);
+                 const AnswerFn& answer);
   bool OnRouteRequest(const std::shared_ptr<Conn>& c, const std::string& asker, uint64_t request_id,
                       Reader* r);
   Verdict Judge(std::string_view decider, std::string_view routing_key, int64_t deadline,
@@ -243,6 +242,7 @@ class ClusterNode::Impl {
   // Handles one frame; false closes the connection (malformed).
   bool OnFrame(const std::shared_ptr<Conn>& c, const Header& h, std::string_view body);
   // The id of the member at `address` ("" for none).
+  // Defined in the testing build only (node_faults.cc), its one user.
   std::string IdAt(const std::string& address) const ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- replication and standing (replication.cc) ------------------------------

@@ -52,11 +52,9 @@ constexpr uint8_t kRouteRefused = 0;
 constexpr uint8_t kRouteDecided = 1;
 constexpr uint8_t kRouteUnconfirmed = 2;
 
-thread_local ClusterNode::Impl::Capture* ClusterNode::Impl::tl_capture = nullptr;
-
 ClusterNode::Impl::Placement ClusterNode::Impl::Place(std::string_view key) const {
   Placement p;
-  if (force_local_.load()) return p;  // the tests' TestForceLocalRouting
+  if (force_local_.load(std::memory_order_relaxed)) return p;  // the tests' TestForceLocalRouting
   p.view = std::atomic_load(&view_);
   // A cluster of one (no other member known, none to join): as a single
   // node, no confirmation from anyone.
@@ -476,9 +474,9 @@ bool ClusterNode::Impl::OnRouteRequest(const std::shared_ptr<Conn>& c, const std
   return false;  // not reached: DecodeArgs refused an unknown operation
 }
 
-template <RouteOp kOp>
+template <RouteOp kOp, typename AnswerFn>
 bool ClusterNode::Impl::DecideFor(const RouteArgs& args, int64_t deadline,
-                                  std::shared_ptr<const View> view, const Answer& answer) {
+                                  std::shared_ptr<const View> view, const AnswerFn& answer) {
   using Outcome = typename RoutedOp<kOp>::Outcome;
   const bool started = Decide<Outcome>(
       RoutingKey(kOp, args), deadline, std::move(view),
