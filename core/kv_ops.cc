@@ -29,6 +29,7 @@ static_assert(static_cast<int>(Status::kNotInteger) == EPHPM_KV_NOT_INTEGER);
 static_assert(static_cast<int>(Status::kOverflow) == EPHPM_KV_OVERFLOW);
 static_assert(static_cast<int>(Status::kNotFloat) == EPHPM_KV_NOT_FLOAT);
 static_assert(static_cast<int>(Status::kNanOrInfinity) == EPHPM_KV_NAN_OR_INFINITY);
+static_assert(static_cast<int>(Status::kPersistenceError) == EPHPM_KV_PERSISTENCE_ERROR);
 
 Store* S(void* ctx) { return static_cast<Store*>(ctx); }
 std::string_view V(const char* p, size_t n) { return n == 0 ? std::string_view() : std::string_view(p, n); }
@@ -335,6 +336,6 @@ ephpm_kv_ops MakeKvOps(Store* store) {
 }  // namespace ephpm
 
 extern "C" const char* ephpm_kv_status_name(int status) {
-  if (status < EPHPM_KV_OK || status > EPHPM_KV_NAN_OR_INFINITY) return "unknown status";
+  if (status < EPHPM_KV_OK || status > EPHPM_KV_PERSISTENCE_ERROR) return "unknown status";
   return ephpm::StatusName(static_cast<ephpm::Status>(status));
 }

@@ -27,6 +27,7 @@ const char* StatusName(Status s) {
     case Status::kOverflow: return "integer overflow";
     case Status::kNotFloat: return "not a float";
     case Status::kNanOrInfinity: return "NaN or infinity";
+    case Status::kPersistenceError: return "persistence error";
   }
   return "unknown status";
 }

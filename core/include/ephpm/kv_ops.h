@@ -56,7 +56,8 @@ typedef enum ephpm_kv_status {
   EPHPM_KV_NOT_INTEGER = 6,        /* incr on a non-integer value */
   EPHPM_KV_OVERFLOW = 7,           /* incr result out of int64 range */
   EPHPM_KV_NOT_FLOAT = 8,          /* incrbyfloat on a non-number */
-  EPHPM_KV_NAN_OR_INFINITY = 9     /* incrbyfloat result not finite */
+  EPHPM_KV_NAN_OR_INFINITY = 9,    /* incrbyfloat result not finite */
+  EPHPM_KV_PERSISTENCE_ERROR = 10  /* the log cannot be written: write refused */
 } ephpm_kv_status;
 
 /* One key in a list returned by keys: points into the same malloc block. */
@@ -117,6 +118,23 @@ typedef struct ephpm_kv_cluster_state {
   size_t member_count;
   const ephpm_kv_cluster_member *members; /* every member known, self included */
 } ephpm_kv_cluster_state;
+
+/* Durability as ephpm_kv_ops.persistence_state reports it, in one malloc
+ * block: free(3) the pointer once.  The strings are NUL-terminated; the
+ * counters come in a fixed order, new ones only ever appended:
+ * rewrite_in_progress, last_rewrite_ok, rewrites, last_save_unix, log_bytes,
+ * log_base_bytes, buffered_bytes, records, write_calls, fsyncs,
+ * commit_batches, commit_records, commit_max_batch, loaded_records,
+ * loaded_keys, truncated_bytes, load_ms (see ephpm::PersistenceInfo). */
+typedef struct ephpm_kv_persistence {
+  int enabled;                    /* 0: no data dir; the rest is empty */
+  const char *fsync;              /* "always", "everysec" or "no" */
+  const char *data_dir;
+  const char *write_error;        /* "" while the log is written fine */
+  const char *last_rewrite_error; /* "" when the last snapshot succeeded */
+  size_t counter_count;
+  const ephpm_kv_cluster_counter *counters;
+} ephpm_kv_persistence;
 
 typedef struct ephpm_kv_ops {
   uint32_t abi_version; /* EPHPM_KV_ABI_VERSION */
@@ -255,6 +273,27 @@ typedef struct ephpm_kv_ops {
    * *state = NULL when the store is not in a cluster.  OUT_OF_MEMORY when it
    * cannot be allocated. */
   int (*cluster_state)(void *ctx, ephpm_kv_cluster_state **state);
+
+  /* As set_nx, for a lock held by a request of this process (the session
+   * lock): when this node decides, the entry is ephemeral, neither logged
+   * nor snapshotted, so a restart does not bring back a lock whose holder
+   * died with the process.  Allowed while PERSISTENCE_ERROR refuses other
+   * writes.  (Every write op answers PERSISTENCE_ERROR while the log cannot
+   * be written, except this one and del_if_eq; with fsync=always every write
+   * op returns only once its change is durable, or PERSISTENCE_ERROR.) */
+  int (*set_nx_ephemeral)(void *ctx, const char *key, size_t key_len, const char *value,
+                          size_t value_len, int64_t ttl_ms, int *inserted);
+
+  /* A snapshot and log compaction: background = 0 waits for it (SAVE),
+   * 1 starts it (BGREWRITEAOF).  OK or an error status, either way with
+   * *message (malloc'ed, NUL terminated, free(3) it) saying what happened:
+   * INVALID_ARGUMENT when persistence is off or a rewrite is in progress,
+   * PERSISTENCE_ERROR when it failed. */
+  int (*rewrite)(void *ctx, int background, char **message, size_t *message_len);
+
+  /* OK with *state (one malloc block, see ephpm_kv_persistence).
+   * OUT_OF_MEMORY when it cannot be allocated. */
+  int (*persistence_state)(void *ctx, ephpm_kv_persistence **state);
 } ephpm_kv_ops;
 
 /* True when `ops` (of the provider's `size`) has a non-NULL `slot`. */

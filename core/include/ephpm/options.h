@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "ephpm/persistence.h"
+
 namespace ephpm {
 
 class Clock;
@@ -58,6 +60,11 @@ struct StoreOptions {
   const Clock* clock = nullptr;
   // Not owned; must outlive the store.  Null = a single node, decide locally.
   Replicator* replicator = nullptr;
+
+  // The append-only log and snapshots (docs/PERSISTENCE.md); off while
+  // persistence.data_dir is empty.  With it, Create loads the dir's data
+  // and fails (naming the dir) when it cannot be used.
+  PersistenceOptions persistence;
 };
 
 // Returns "" when `o` is usable, else a message naming the bad setting.

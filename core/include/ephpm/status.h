@@ -19,6 +19,8 @@ enum class Status : int {
   kOverflow = 7,          // incr result would leave the int64 range
   kNotFloat = 8,          // incrbyfloat on a value that is not a number
   kNanOrInfinity = 9,     // incrbyfloat result would be NaN or infinite
+  kPersistenceError = 10,  // the log cannot be written (disk full, EIO): writes
+                           // are refused until it can; see docs/PERSISTENCE.md
 };
 
 // A short constant name such as "out of memory"; never null.

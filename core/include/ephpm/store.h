@@ -158,6 +158,15 @@ class Store {
   // The decision itself, under this node's shard lock.  Never routes.
   SetNxOutcome SetNxLocal(std::string_view key, std::string_view value,
                           int64_t ttl_ms = 0);
+  // As SetNx, for a lock held by a request of this process (the session
+  // lock, Ephpm\Lock): when this node decides, the entry is *ephemeral*,
+  // never logged nor put in a snapshot, so that a restart does not bring
+  // back a lock whose holder died with the process (docs/PERSISTENCE.md).
+  // A lock decided by another node's owner is that node's data, as for
+  // SetNx.  Taken even while writes are refused for the log (it needs no
+  // disk).
+  SetNxOutcome SetNxEphemeral(std::string_view key, std::string_view value,
+                              int64_t ttl_ms);
 
   // Removes key.  kOk with *removed = 1 when a live entry was removed, 0 when
   // it was missing or expired.
@@ -398,6 +407,26 @@ class Store {
 
   // Tombstones currently kept.
   uint64_t TombstoneCount() const;
+
+  // --- persistence (StoreOptions::persistence, docs/PERSISTENCE.md) -------
+
+  // kOk, or kPersistenceError while the log cannot be written: the edges
+  // (the ops table, RESP) refuse writes then, as Redis does with MISCONF.
+  // Reads, DelIfEq and SetNxEphemeral go on.
+  Status WritesAllowed() const;
+  // With fsync=always, waits until every change this thread has made is
+  // durable (group commit); kOk at once otherwise.  kPersistenceError when
+  // it could not be made durable (the change stays in memory and is logged
+  // once the disk accepts writes again).  Call once no store call is in
+  // progress on this thread: after one operation (the ops table) or one
+  // batch of pipelined commands (RESP).
+  Status WaitDurable();
+  // Snapshot + log compaction: background=false (SAVE) waits for it,
+  // background=true (BGREWRITEAOF) starts it.  kOk with *message, or an
+  // error with *message: kInvalidArgument when persistence is off or a
+  // rewrite is already in progress, kPersistenceError when it failed.
+  Status Rewrite(bool background, std::string* message);
+  PersistenceInfo persistence_info() const;
 
   // --- introspection ------------------------------------------------------
 
