@@ -137,6 +137,22 @@ void Child::Kill() {
   pid_ = -1;
 }
 
+bool Child::Terminate(int timeout_ms, std::string* how) {
+  if (pid_ <= 0) {
+    *how = "not running";
+    return false;
+  }
+  ::kill(pid_, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (Exited(how)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  Kill();
+  *how = "still running after " + std::to_string(timeout_ms) + " ms: killed";
+  return false;
+}
+
 bool Child::Exited(std::string* how) {
   if (pid_ <= 0) return false;
   int st = 0;

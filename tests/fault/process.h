@@ -44,6 +44,10 @@ class Child {
   void Continue();
   // SIGKILL and reap.  Idempotent.
   void Kill();
+  // SIGTERM, and waits up to timeout_ms for it to end; SIGKILL after that.
+  // True when it ended on its own, with *how as for Exited ("exit status
+  // 0"); false with *how = "still running after N ms: killed".
+  bool Terminate(int timeout_ms, std::string* how);
   // Whether it has exited on its own (not killed by Kill()); reaps it and
   // sets *how ("exit status 1", "signal 11 (core dumped)").
   bool Exited(std::string* how);
