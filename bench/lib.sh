@@ -86,18 +86,21 @@ bench_free_port() {
   return 1
 }
 
-# bench_start_redis DIR: a private redis-server (no persistence, its log in
-# DIR/redis.log) on a free loopback port, accepted only once the server
-# answering there reports our own pid (never someone else's server).  Sets
-# redis_pid and redis_port; the caller stops it (bench_stop "$redis_pid").
+# bench_start_redis DIR [ARGS...]: a private redis-server (no persistence
+# unless ARGS turn it on: they come last, and redis takes the last value of
+# an option; its log in DIR/redis.log) on a free loopback port, accepted
+# only once the server answering there reports our own pid (never someone
+# else's server).  Sets redis_pid and redis_port; the caller stops it
+# (bench_stop "$redis_pid").
 bench_start_redis() {
   local dir=$1 candidate there
+  shift
   redis_pid="" redis_port=""
   for _ in $(seq 1 20); do
     bench_free_port || continue
     candidate=$REPLY
     redis-server --port "$candidate" --bind 127.0.0.1 --save '' --appendonly no \
-                 --daemonize no --dir "$dir" --logfile "$dir/redis.log" &
+                 --daemonize no --dir "$dir" --logfile "$dir/redis.log" "$@" &
     redis_pid=$!
     for _ in $(seq 1 50); do
       kill -0 "$redis_pid" 2>/dev/null || break  # bind failed: next port
