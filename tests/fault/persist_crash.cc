@@ -3,7 +3,7 @@
 //   persist_crash_test --ephpm PATH [--iterations 12] [--seed N] [--modes always,everysec]
 //                      [--writers 4] [--window-ms 2000] [--rewrite-every 3]
 //                      [--host-arg ARG]... [--keep]
-//   persist_crash_test --disk-full --ephpm PATH [--modes always,everysec] [--keep]
+//   persist_crash_test --disk-full --ephpm PATH [--modes always,everysec] [--php] [--keep]
 //
 // Crash mode: per fsync mode, one `ephpm --resp --data-dir D --fsync MODE`;
 // writer threads (one connection each) SET, INCR, HSET, DEL, EXPIRE keys of
@@ -21,11 +21,18 @@
 // when refused) as the data dir's filesystem; writes until the host refuses
 // them with -MISCONF, checks reads go on and writes stay refused, grows the
 // filesystem, checks writes resume, then SIGTERM, restart, and every
-// acknowledged write must be back (and no refused one).
+// acknowledged write must be back (and no refused one).  With --php (a host
+// built with PHP) a script served by the same host checks that
+// ephpm_kv_set returns false with a warning while the disk is full, and
+// true again once it has room.
 //
 // Exit status: 0 clean, 1 a violation, 2 the test could not run, 77 skipped.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,6 +45,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -91,6 +99,7 @@ struct Config {
   int rewrite_every = 3;  // every n-th iteration sends BGREWRITEAOF before the kill
   std::vector<std::string> host_args;
   bool disk_full = false;
+  bool php = false;  // disk-full mode: also check the PHP functions over HTTP
   bool keep = false;
 };
 
@@ -160,6 +169,8 @@ bool ParseArgs(int argc, char** argv, Config* c, std::string* error) {
       c->host_args.push_back(v);
     } else if (a == "--disk-full") {
       c->disk_full = true;
+    } else if (a == "--php") {
+      c->php = true;
     } else if (a == "--keep") {
       c->keep = true;
     } else {
@@ -196,6 +207,9 @@ class Host {
       : c_(c), data_dir_(std::move(data_dir)), log_(std::move(log)), port_(port),
         mode_(std::move(mode)) {}
 
+  // Also serve PHP from docroot over HTTP, on a port the host picks.
+  void ServePhp(const std::string& docroot) { docroot_ = docroot; }
+
   // Starts it and waits until it listens (the data loaded first).  The time
   // from the start to the listening line in *took_us.
   bool Start(int64_t* took_us, std::string* error) {
@@ -203,6 +217,9 @@ class Host {
                                      "--data-dir", data_dir_, "--fsync",
                                      mode_};
     argv.insert(argv.end(), c_.host_args.begin(), c_.host_args.end());
+    if (!docroot_.empty()) {
+      argv.insert(argv.end(), {"--docroot", docroot_, "--listen", "127.0.0.1:0"});
+    }
     const size_t from = FileSize(log_);
     const int64_t t0 = NowUs();
     if (!child_.Spawn(argv, log_, error)) return false;
@@ -218,10 +235,22 @@ class Host {
       }
       return false;
     }
+    if (!docroot_.empty()) {
+      const std::string http = WaitForLine(child_, log_, from, "http listening on ", 1000);
+      const size_t colon = http.rfind(':');
+      http_port_ = colon == std::string::npos
+                       ? 0
+                       : static_cast<uint16_t>(std::strtoul(http.c_str() + colon + 1, nullptr, 10));
+      if (http_port_ == 0) {
+        *error = "no \"http listening on\" line in " + log_;
+        return false;
+      }
+    }
     return true;
   }
 
   void Kill() { child_.Kill(); }
+  uint16_t http_port() const { return http_port_; }
   bool Terminate(std::string* how) { return child_.Terminate(20000, how); }
   bool Exited(std::string* how) { return child_.Exited(how); }
   uint16_t port() const { return port_; }
@@ -232,8 +261,70 @@ class Host {
   std::string data_dir_, log_;
   uint16_t port_;
   std::string mode_;
+  std::string docroot_;
+  uint16_t http_port_ = 0;
   Child child_;
 };
+
+// GET http://127.0.0.1:port/path: the response body, or "" with *error.
+std::string HttpGet(uint16_t port, const std::string& path, std::string* error) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    *error = std::string("socket: ") + std::strerror(errno);
+    return "";
+  }
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    *error = std::string("connect: ") + std::strerror(errno);
+    ::close(fd);
+    return "";
+  }
+  const std::string req =
+      "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+  std::string in;
+  if (::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size())) {
+    const int64_t deadline = NowUs() + 10 * 1000000;
+    char buf[4096];
+    while (NowUs() < deadline) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 100) <= 0) continue;
+      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      in.append(buf, static_cast<size_t>(n));
+    }
+  }
+  ::close(fd);
+  const size_t body = in.find("\r\n\r\n");
+  if (body == std::string::npos) {
+    *error = "no HTTP response (" + std::to_string(in.size()) + " bytes)";
+    return "";
+  }
+  return in.substr(body + 4);
+}
+
+// The script the PHP check serves: one ephpm_kv_set and what it said.
+constexpr char kFullScript[] = R"php(<?php
+$warnings = [];
+set_error_handler(function (int $no, string $msg) use (&$warnings) {
+    $warnings[] = $msg;
+    return true;
+});
+$key = 'php:' . ($_GET['k'] ?? 'x');
+$set = ephpm_kv_set($key, 'from php');
+$get = ephpm_kv_get('d:0');
+echo 'set=', var_export($set, true), "
+";
+echo 'get=', $get === false ? 'false' : 'ok', "
+";
+foreach ($warnings as $w) {
+    echo 'warning=', str_replace("
+", ' ', $w), "
+";
+}
+)php";
 
 constexpr int kCallTimeoutMs = 10000;
 
@@ -756,6 +847,12 @@ int RunDiskFull(const Config& c, const std::string& mode) {
   Host host(c, mnt + "/data", dir + "/ephpm.log", ports[0], mode);
   Say("disk full, fsync=%s: data dir %s/data (tmpfs, 2 MB), log %s", mode.c_str(), mnt.c_str(),
       host.log().c_str());
+  if (c.php) {
+    const std::string docroot = dir + "/docroot";
+    ::mkdir(docroot.c_str(), 0700);
+    std::ofstream(docroot + "/full.php") << kFullScript;
+    host.ServePhp(docroot);
+  }
   int64_t took = 0;
   RespClient client;
   if (!host.Start(&took, &error) || !Connect(&client, host.port(), &error)) {
@@ -827,6 +924,30 @@ int RunDiskFull(const Config& c, const std::string& mode) {
     check(ok3, "a refused SET left nothing behind (GET d:refused: " + g.Text() + ")");
   }
 
+  // 2b. The PHP functions: false with a warning, reads go on.
+  std::set<std::string> php_acked, php_refused;
+  auto php_set = [&](const std::string& k, bool want) {
+    const std::string body = HttpGet(host.http_port(), "/full.php?k=" + k, &error);
+    const bool refused = body.find("set=false") != std::string::npos;
+    const bool done = body.find("set=true") != std::string::npos;
+    const size_t w = body.find("warning=");
+    const std::string warning =
+        w == std::string::npos ? "" : body.substr(w + 8, body.find('\n', w) - w - 8);
+    (done ? php_acked : php_refused).insert("php:" + k);
+    if (!want) {
+      check(refused && !warning.empty() && body.find("get=ok") != std::string::npos,
+            "PHP while full: ephpm_kv_set returns false with a warning (\"" + warning +
+                "\"), ephpm_kv_get still reads" + (body.empty() ? ": " + error : ""));
+      check(warning.find("No space left on device") != std::string::npos,
+            "the PHP warning gives the reason (No space left on device)");
+    } else {
+      check(done && warning.empty(),
+            "PHP once there is room: ephpm_kv_set returns true without a warning (" +
+                (body.empty() ? error : body.substr(0, body.find('\n'))) + ")");
+    }
+  };
+  if (c.php) php_set("full", false);
+
   // 3. More room: writes resume.
   const int64_t grown_us = NowUs();
   if (::mount("tmpfs", mnt.c_str(), "tmpfs", MS_REMOUNT, "size=64m,mode=0700") != 0) {
@@ -852,6 +973,7 @@ int RunDiskFull(const Config& c, const std::string& mode) {
   }
   check(resumed, "writes resume after the filesystem grows (" +
                      std::to_string(resumed_us / 1000) + " ms after the remount)");
+  if (c.php && resumed) php_set("resumed", true);
   for (int j = 0; j < 300 && resumed; ++j) {
     const std::string key = "d:after-" + std::to_string(j);
     Reply r;
@@ -876,6 +998,9 @@ int RunDiskFull(const Config& c, const std::string& mode) {
     int64_t missing = 0, wrong = 0;
     std::vector<std::string> keys;
     for (const auto& entry : acked) keys.push_back(entry.first);
+    for (const std::string& k : php_acked) acked[k] = "from php";
+    refused.insert(php_refused.begin(), php_refused.end());
+    keys.insert(keys.end(), php_acked.begin(), php_acked.end());
     keys.insert(keys.end(), refused.begin(), refused.end());
     int64_t refused_present = 0;
     for (size_t k = 0; k < keys.size(); k += 500) {
