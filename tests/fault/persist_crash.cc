@@ -328,6 +328,35 @@ foreach ($warnings as $w) {
 
 constexpr int kCallTimeoutMs = 10000;
 
+// `ephpm --check-data DIR` (what a start would load, changing nothing), run
+// to its end.  Its "name: value" lines, with "exit" = how it ended.
+std::map<std::string, std::string> CheckData(const Config& c, const std::string& data_dir,
+                                             const std::string& out_path) {
+  std::map<std::string, std::string> out;
+  ::unlink(out_path.c_str());
+  Child child;
+  std::string error;
+  if (!child.Spawn({c.ephpm, "--check-data", data_dir}, out_path, &error)) {
+    out["exit"] = error;
+    return out;
+  }
+  std::string how;
+  const int64_t deadline = NowUs() + 60 * 1000000;
+  while (!child.Exited(&how) && NowUs() < deadline) SleepMs(5);
+  if (how.empty()) {
+    child.Kill();
+    how = "still running after 60 s";
+  }
+  out["exit"] = how;
+  std::ifstream f(out_path);
+  std::string line;
+  while (std::getline(f, line)) {
+    const size_t colon = line.find(": ");
+    if (colon != std::string::npos) out[line.substr(0, colon)] = line.substr(colon + 2);
+  }
+  return out;
+}
+
 // A connection for the driver's own reads and commands.
 bool Connect(RespClient* client, uint16_t port, std::string* error) {
   client->Close();
@@ -356,6 +385,7 @@ std::map<std::string, std::string> InfoPersistence(RespClient* client) {
 std::string LoadFigures(const std::map<std::string, std::string>& info) {
   std::string out;
   for (const auto& [k, v] : info) {
+    if (k == "loading" || k == "async_loading") continue;
     if (k.find("load") != std::string::npos || k.find("trunc") != std::string::npos) {
       out += (out.empty() ? "" : " ") + k + "=" + v;
     }
@@ -637,6 +667,7 @@ struct ModeTally {
   int64_t max_restart_us = 0;
   int rewrite_kills = 0;         // iterations that sent BGREWRITEAOF before the kill
   int rewrite_running_kills = 0;  // ... where INFO said it was still running
+  int torn_tails = 0;             // kills after which --check-data saw a torn tail
   int64_t keys = 0;
   int64_t took_us = 0;
   bool failed = false;
@@ -715,6 +746,18 @@ bool RunMode(const Config& c, const std::string& mode, ModeTally* t, std::string
       }
     }
 
+    // What a start would load, asked before the start makes it.
+    const auto checked = CheckData(c, dir + "/data", dir + "/check-data.out");
+    std::string check_failure;
+    if (checked.count("ok") == 0 || checked.at("ok") != "yes" ||
+        checked.at("exit") != "exit status 0") {
+      check_failure = "  ephpm --check-data: " + checked.at("exit") + ", ok: " +
+                      (checked.count("ok") ? checked.at("ok") : "?") + " " +
+                      (checked.count("error") ? checked.at("error") : "") + "\n";
+    }
+    const std::string torn = checked.count("torn_tail") ? checked.at("torn_tail") : "?";
+    if (torn != "none") ++t->torn_tails;
+
     int64_t restart_us = 0;
     if (!host.Start(&restart_us, error)) {
       Say("%s #%d: the store did not load after the crash", mode.c_str(), it);
@@ -744,16 +787,21 @@ bool RunMode(const Config& c, const std::string& mode, ModeTally* t, std::string
     t->lost_keys += v.lost_keys;
     t->max_window_us = std::max(t->max_window_us, v.window_us);
     t->keys = static_cast<int64_t>(present.size());
+    if (checked.count("keys") && checked.at("keys") != std::to_string(present.size())) {
+      check_failure += "  ephpm --check-data said keys: " + checked.at("keys") +
+                       ", the start loaded " + std::to_string(present.size()) + "\n";
+    }
     Say("%s #%d: %" PRId64 " ms of writes%s; %" PRId64 " acknowledged, %" PRId64
         " in flight (%" PRId64 " landed); lost %" PRId64 " on %" PRId64
-        " keys, window %.3f s; restart %.0f ms, %zu keys; %s",
+        " keys, window %.3f s; restart %.0f ms, %zu keys; torn tail: %s; %s",
         mode.c_str(), it, delay_ms, rewrite_note.c_str(), v.acked, v.unacked, v.unacked_landed,
         v.lost, v.lost_keys, static_cast<double>(v.window_us) / 1e6,
-        static_cast<double>(restart_us) / 1e3, present.size(), LoadFigures(info).c_str());
-    if (bad || !writer_failures.empty()) {
+        static_cast<double>(restart_us) / 1e3, present.size(), torn.c_str(),
+        LoadFigures(info).c_str());
+    if (bad || !writer_failures.empty() || !check_failure.empty()) {
       t->failed = true;
-      std::printf("VIOLATION (%s #%d):\n%s%s", mode.c_str(), it, why.c_str(),
-                  writer_failures.c_str());
+      std::printf("VIOLATION (%s #%d):\n%s%s%s", mode.c_str(), it, why.c_str(),
+                  writer_failures.c_str(), check_failure.c_str());
       for (const auto& l : v.never_written) std::printf("  never written: %s\n", l.c_str());
       for (const auto& l : v.unexpected_keys) std::printf("  unexpected key: %s\n", l.c_str());
       for (const auto& l : v.lost_examples) std::printf("  lost: %s\n", l.c_str());
@@ -788,14 +836,14 @@ int RunCrash(const Config& c) {
     tallies.push_back(t);
   }
   std::printf("\n| fsync | iterations | acknowledged | in flight (landed) | lost (keys) | "
-              "largest window | kills during BGREWRITEAOF (running) | keys at end | slowest "
-              "restart | time |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+              "largest window | kills during BGREWRITEAOF (running) | torn tails | keys at end | "
+              "slowest restart | time |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const ModeTally& t : tallies) {
     std::printf("| %s | %d | %" PRId64 " | %" PRId64 " (%" PRId64 ") | %" PRId64 " (%" PRId64
-                ") | %.3f s | %d (%d) | %" PRId64 " | %.0f ms | %.1f s |%s\n",
+                ") | %.3f s | %d (%d) | %d | %" PRId64 " | %.0f ms | %.1f s |%s\n",
                 t.mode.c_str(), t.iterations, t.acked, t.unacked, t.unacked_landed, t.lost,
                 t.lost_keys, static_cast<double>(t.max_window_us) / 1e6, t.rewrite_kills,
-                t.rewrite_running_kills, t.keys, static_cast<double>(t.max_restart_us) / 1e3,
+                t.rewrite_running_kills, t.torn_tails, t.keys, static_cast<double>(t.max_restart_us) / 1e3,
                 static_cast<double>(t.took_us) / 1e6, t.failed ? " FAILED" : "");
   }
   std::printf("seed %" PRIu64 ": %s\n", c.seed, failed ? "FAILED" : "clean");
