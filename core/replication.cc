@@ -56,6 +56,7 @@ void DescribeEntry(const Entry& e, Mutation* m, std::string* encoded) {
   m->expires_at_ms = e.expires_at;
   m->version = e.version;
   m->pinned = e.pinned;
+  m->ephemeral = e.ephemeral;
 }
 
 void Store::Impl::RaiseFlushStamp(Stamp stamp) {
@@ -112,6 +113,7 @@ bool Store::Impl::ApplyReplicated(const Mutation& m) {
       // The owner's lock is this node's lock too: should this node become
       // the owner, it must not have evicted it.
       fresh.pinned = m.pinned && fresh.expires_at != 0;
+      fresh.ephemeral = m.ephemeral;
     }
     fresh.stamp = m.stamp;
   }
@@ -140,9 +142,11 @@ bool Store::Impl::ApplyReplicated(const Mutation& m) {
     uint64_t unused = 0;
     if (!InstallLocked(s, &it, hk, &fresh, /*force=*/true, now, &unused)) return false;
     ForgetTombstoneLocked(s, m.key);
-    Mutation l = m;  // a replicated expire carries the whole state: a set here
-    l.kind = Mutation::Kind::kSet;
-    LogLocked(l);
+    if (!m.ephemeral) {
+      Mutation l = m;  // a replicated expire carries the whole state: a set here
+      l.kind = Mutation::Kind::kSet;
+      LogLocked(l);
+    }
   }
   w.changed = true;
   return true;

@@ -526,3 +526,31 @@ TEST_CASE("persistence: writes are refused while the disk is full, and resume",
     CHECK(s->Get(k, &v) == Status::kOk);
   }
 }
+
+TEST_CASE("persistence: a replicated ephemeral lock is not logged by the peer either",
+          "[persistence]") {
+  TempDir dir;
+  ManualClock clock;
+  {
+    auto s = Open(Durable(dir.path, &clock));
+    ephpm::Mutation m;
+    m.kind = ephpm::Mutation::Kind::kSet;
+    m.key = "sess-lock";
+    m.value = "tok";
+    m.original_size = 3;
+    m.expires_at_ms = clock.NowMs() + 30'000;
+    m.pinned = true;
+    m.ephemeral = true;
+    m.stamp = ephpm::Stamp{1, 1};
+    REQUIRE(s->ApplyReplicated(m));
+    m.key = "replicated-data";
+    m.ephemeral = false;
+    REQUIRE(s->ApplyReplicated(m));
+    std::string v;
+    REQUIRE(s->Get("sess-lock", &v) == Status::kOk);
+  }
+  auto s = Open(Durable(dir.path, &clock));
+  std::string v;
+  CHECK(s->Get("sess-lock", &v) == Status::kNotFound);
+  CHECK(s->Get("replicated-data", &v) == Status::kOk);
+}
