@@ -459,7 +459,9 @@ TEST_CASE("the record layout is the one persist.h describes", "[persist][codec]"
 }
 
 TEST_CASE("every prefix of a record is torn", "[persist][codec]") {
-  for (const auto& m : SampleMutations({{std::string("k\0y", 3), "some value"}, {"", ""}})) {
+  const std::vector<std::pair<std::string, std::string>> kv = {
+      {std::string("k\0y", 3), "some value"}, {"", ""}};  // the mutations point into it
+  for (const auto& m : SampleMutations(kv)) {
     std::string rec;
     EncodeRecord(m, &rec);
     for (size_t n = 0; n < rec.size(); ++n) {
@@ -472,7 +474,9 @@ TEST_CASE("every prefix of a record is torn", "[persist][codec]") {
 }
 
 TEST_CASE("a flipped byte anywhere in a record is corrupt", "[persist][codec]") {
-  for (const auto& m : SampleMutations({{std::string("k\0y", 3), "some value"}})) {
+  const std::vector<std::pair<std::string, std::string>> kv = {
+      {std::string("k\0y", 3), "some value"}};  // the mutations point into it
+  for (const auto& m : SampleMutations(kv)) {
     std::string rec;
     EncodeRecord(m, &rec);
     // Followed by another record, as in the middle of a log.
