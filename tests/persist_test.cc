@@ -288,7 +288,10 @@ std::string FdPath(int fd) {
   return n > 0 ? std::string(target, static_cast<size_t>(n)) : "";
 }
 
-enum class Target { kNone, kLogs, kSnapshots, kAll };
+enum class Target { kNone, kLogs, kSnapshots, kAll, kNamed };
+// The file kNamed aims at: written only while no fault is set, read only
+// after a load of g_write_fault that saw kNamed.
+char g_fault_file[64];
 std::atomic<Target> g_write_fault{Target::kNone};
 std::atomic<int> g_write_errno{ENOSPC};
 std::atomic<bool> g_short_first{false};  // the first faulted write writes half, then fails
@@ -301,6 +304,7 @@ bool Hits(Target t, int fd) {
   const std::string path = FdPath(fd);
   const std::string name = path.substr(path.rfind('/') + 1);
   if (t == Target::kLogs) return name.rfind("log.", 0) == 0;
+  if (t == Target::kNamed) return name == g_fault_file;
   return name.rfind("snap.", 0) == 0;
 }
 
@@ -668,6 +672,22 @@ TEST_CASE("empty logs and logs with only their header load", "[persist][load]") 
   CHECK(l.model == model);
   // A start that wrote nothing is left out of the manifest by the next one.
   CHECK(l.stats.logs == "log.1 log.5");
+}
+
+TEST_CASE("a torn record followed only by an empty log is a torn tail", "[persist][load]") {
+  TempDir dir;
+  Model model;
+  const auto starts = WriteRecords(dir.path(), 3, &model);
+  const std::string first = OnlyLog(dir.path());
+  OpenEngine(OptionsFor(dir.path()));  // registers an empty log after it
+  fs::resize_file(dir / first, starts[2] + 3);
+  model.erase("key2");
+  const Loaded l = LoadDir(dir.path(), false);
+  REQUIRE(l.ok);
+  CHECK(l.model == model);
+  CHECK(l.stats.torn_file == first);
+  CHECK(l.stats.torn_offset == starts[2]);
+  CHECK(l.stats.logs.find(' ') != std::string::npos);  // both logs were read
 }
 
 TEST_CASE("a last log cut inside its header is torn, an earlier one is refused",
@@ -1178,6 +1198,11 @@ TEST_CASE("a crash at any step of a rewrite loads a state the writers passed thr
     }
     // No key that was never written.
     for (const auto& [key, e] : l.model) CHECK(c.hi.count(key) == 1);
+    // A start on the copy loads the same and clears the rewrite's leftovers.
+    Model started;
+    auto engine2 = OpenEngine(OptionsFor(c.dir), &started);
+    CHECK(started == l.model);
+    for (const auto& name : Files(c.dir)) CHECK(name.find(".tmp") == std::string::npos);
   }
   CHECK(steps == std::set<std::string>{"log_switched", "snapshot_written", "snapshot_renamed",
                                        "manifest_written"});
@@ -1315,6 +1340,58 @@ TEST_CASE("a failed snapshot leaves the old state loadable", "[persist][rewrite]
   REQUIRE(after.ok);
   CHECK(after.model == final_state);
   CHECK(after.stats.snapshot_records == final_state.size());
+}
+
+TEST_CASE("a rewrite while the log fails is refused, and the log switch completes later",
+          "[persist][rewrite][fault]") {
+  TempDir dir;
+  FakeStore store;
+  Engine::Options o = FaultyOptions(dir.path(), FsyncPolicy::kEverySec);
+  auto engine = OpenEngine(o);
+  store.engine = engine.get();
+  engine->SetSnapshotSource(store.Walk());
+  for (int i = 0; i < 20; ++i) store.Do(MakeSet("k" + std::to_string(i), "v"));
+  REQUIRE(WaitFor([&] {
+    PersistenceInfo info;
+    engine->Info(&info);
+    return info.buffered_bytes == 0;
+  }));
+  // Only the current log refuses writes (the next one can be created), and
+  // its first refused write gets half of its bytes in: a torn record.
+  snprintf(g_fault_file, sizeof(g_fault_file), "log.1");
+  g_short_first = true;
+  g_write_fault = Target::kNamed;
+  store.Do(MakeSet("torn", std::string(3000, 't')));
+  REQUIRE(WaitFor([&] { return engine->Failed(); }));
+  std::string message;
+  CHECK(engine->Rewrite(false, &message) == Status::kPersistenceError);
+  CHECK(message == "cannot finish the old log: No space left on device");
+  PersistenceInfo info;
+  engine->Info(&info);
+  CHECK_FALSE(info.last_rewrite_ok);
+  // The manifest names log.1 then the empty log.2: a crash now loads
+  // log.1 up to its torn record.
+  CHECK(ReadFile(dir / "MANIFEST").find("log log.1\nlog log.2\n") != std::string::npos);
+  {
+    TempDir copy;
+    CopyDataDir(dir.path(), copy.path());
+    const Loaded l = LoadDir(copy.path(), true);
+    REQUIRE(l.ok);
+    CHECK(l.stats.torn_file == "log.1");
+    CHECK(l.records == 20);
+  }
+  // Records appended meanwhile go to log.2 once the switch is done.
+  for (int i = 0; i < 5; ++i) store.Do(MakeSet("more" + std::to_string(i), "m"));
+  CHECK(engine->Rewrite(false, &message) == Status::kPersistenceError);  // still failing
+  ResetFaults();
+  REQUIRE(WaitFor([&] { return !engine->Failed(); }));
+  CHECK(engine->Rewrite(false, &message) == Status::kOk);
+  const Model final_state = store.Snapshot();
+  engine.reset();
+  const Loaded l = LoadDir(dir.path(), false);
+  REQUIRE(l.ok);
+  CHECK(l.stats.torn_bytes == 0);
+  CHECK(l.model == final_state);
 }
 
 TEST_CASE("a damaged snapshot is refused", "[persist][rewrite][load]") {
