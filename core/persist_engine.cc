@@ -24,6 +24,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <ctime>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -101,7 +102,10 @@ struct Engine::State {
   int64_t last_save_unix ABSL_GUARDED_BY(rw_mu) = 0;
   Clock::time_point auto_not_before ABSL_GUARDED_BY(rw_mu);
 
-  // --- the files the manifest names (one rewrite at a time holds it) -----
+  // --- the files the manifest names -----------------------------------------
+  // Held by a rewrite from start to end, the walk included: nothing else
+  // takes it (Append, WaitDurable, Info, Rewrite's refusal do not), so the
+  // store's walk cannot meet it.
   Mutex files_mu;
   Manifest manifest ABSL_GUARDED_BY(files_mu);
   int64_t next_log ABSL_GUARDED_BY(files_mu) = 1;
@@ -234,8 +238,22 @@ std::unique_ptr<Engine> Engine::Open(const Options& options,
   }
   st->w.fd = fd;
   st->w.last_fsync = Clock::now();
-  st->writer = std::thread([st] { st->WriterLoop(); });
-  st->rewriter = std::thread([st] { st->RewriteLoop(); });
+  try {
+    st->writer = std::thread([st] { st->WriterLoop(); });
+    st->rewriter = std::thread([st] { st->RewriteLoop(); });
+  } catch (const std::system_error& e) {
+    // No thread for the rewrite: stop the writer (nothing was appended).
+    if (st->writer.joinable()) {
+      {
+        MutexLock l(&st->mu);
+        st->stop = true;
+      }
+      st->writer_cv.notify_all();
+      st->writer.join();
+    }
+    (void)close(st->w.fd);  // an empty log the next start leaves out
+    return fail(std::string("cannot start the log's threads: ") + e.what());
+  }
   return std::unique_ptr<Engine>(new Engine(std::move(s)));
 }
 
