@@ -50,8 +50,7 @@ void SetError(char* err, size_t err_len, const std::string& msg) {
 // persistence (off | log; php.ini's bare Off arrives as ""), data_dir (any
 // path; checked when the store is made) and fsync.  Then core's.  *log is
 // set for persistence=log; the data dir reaches *o only with it.
-std::string ApplyAny(std::string_view name, const char* value, ephpm::StoreOptions* o,
-                     bool* log) {
+std::string ApplyAny(std::string_view name, const char* value, ephpm::StoreOptions* o, bool* log) {
   const std::string_view v = value;
   if (name == "persistence") {
     if (v.empty() || ephpm::EqualsIgnoreCase(v, "off")) {
@@ -71,7 +70,7 @@ std::string ApplyAny(std::string_view name, const char* value, ephpm::StoreOptio
     std::string lower(v);
     for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     return ephpm::ParseFsyncPolicy(lower, &o->persistence.fsync) ? ""
-                                                                : "must be always, everysec or no";
+                                                                 : "must be always, everysec or no";
   }
   return ephpm::ApplySetting(name, v, o);
 }

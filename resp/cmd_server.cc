@@ -202,9 +202,7 @@ void RewriteCommand(Ctx& c, bool background, std::string_view started, std::stri
 
 }  // namespace
 
-void CmdSave(Ctx& c) {
-  RewriteCommand(c, false, "", "ERR Background save already in progress");
-}
+void CmdSave(Ctx& c) { RewriteCommand(c, false, "", "ERR Background save already in progress"); }
 
 // BGSAVE [SCHEDULE]: a snapshot cannot be scheduled behind one in progress
 // here, so SCHEDULE is accepted and answered as BGSAVE is.
@@ -220,9 +218,7 @@ void CmdBgRewriteAof(Ctx& c) {
                  "ERR Background append only file rewriting already in progress");
 }
 
-void CmdLastSave(Ctx& c) {
-  c.w.Integer(LastSaveUnix(c, c.store->persistence_info()));
-}
+void CmdLastSave(Ctx& c) { c.w.Integer(LastSaveUnix(c, c.store->persistence_info())); }
 
 void CmdTime(Ctx& c) {
   struct timeval tv;

@@ -82,15 +82,15 @@ bool IsNodeIdChar(char c) {
 
 // What the persistence flags said, checked together after the last one.
 struct PersistenceFlags {
-  std::string mode;         // -d ephpm.persistence: "", "off" or "log"
-  std::string fsync_flag;   // the flag that set the fsync policy, for messages
+  std::string mode;        // -d ephpm.persistence: "", "off" or "log"
+  std::string fsync_flag;  // the flag that set the fsync policy, for messages
 };
 
 // ephpm.persistence, ephpm.data_dir, ephpm.fsync (also from --data-dir and
 // --fsync): the edges' settings, which core's ApplySetting does not know.
 // `name` without "ephpm.".  "" when accepted, else the message's tail.
-std::string ApplyPersistenceSetting(const std::string& name, const std::string& value,
-                                    HostFlags* f, PersistenceFlags* p) {
+std::string ApplyPersistenceSetting(const std::string& name, const std::string& value, HostFlags* f,
+                                    PersistenceFlags* p) {
   if (name == "persistence") {
     // php.ini's parser turns a bare Off into "", as for ephpm.compression.
     if (value.empty() || EqualsIgnoreCase(value, "off")) {
@@ -336,8 +336,8 @@ std::string CheckDataText(const CheckDataReport& r) {
   if (r.torn_file.empty()) {
     line("torn_tail", "none");
   } else {
-    line("torn_tail", r.torn_file + " at offset " + num(r.torn_offset) + ", " +
-                          num(r.torn_bytes) + " bytes a start would cut");
+    line("torn_tail", r.torn_file + " at offset " + num(r.torn_offset) + ", " + num(r.torn_bytes) +
+                          " bytes a start would cut");
   }
   return out;
 }

@@ -55,12 +55,12 @@ struct HostFlags {
 // What the command line asks for.
 struct HostFlagsResult {
   enum class Action {
-    kRun,    // serve with `flags`
-    kHelp,   // print kHostUsage to stdout, exit 0
+    kRun,        // serve with `flags`
+    kHelp,       // print kHostUsage to stdout, exit 0
     kCheckData,  // run CheckData(flags.check_data_dir): CheckDataText to
                  // stdout and exit 0, or "ephpm: <error>" to stderr and exit 1
-    kError,  // print "ephpm: <error>" to stderr (after kHostUsage when
-             // show_usage), exit 2
+    kError,      // print "ephpm: <error>" to stderr (after kHostUsage when
+                 // show_usage), exit 2
   };
   Action action = Action::kRun;
   HostFlags flags;          // meaningful for kRun only

@@ -111,15 +111,14 @@ int main(int argc, char** argv) {
   if (!store) return Fail(error);
   if (!flags.store.persistence.data_dir.empty()) {
     const ephpm::PersistenceInfo p = store->persistence_info();
-    Log(Level::kInfo, "persistence: " + flags.store.persistence.data_dir + " (fsync " +
-                          ephpm::FsyncPolicyName(p.fsync) + "): loaded " +
-                          std::to_string(p.loaded_keys) + " keys from " +
-                          std::to_string(p.loaded_records) + " records in " +
-                          std::to_string(p.load_ms) + " ms" +
-                          (p.truncated_bytes > 0 ? ", cut a torn tail of " +
-                                                       std::to_string(p.truncated_bytes) +
-                                                       " bytes"
-                                                 : ""));
+    Log(Level::kInfo,
+        "persistence: " + flags.store.persistence.data_dir + " (fsync " +
+            ephpm::FsyncPolicyName(p.fsync) + "): loaded " + std::to_string(p.loaded_keys) +
+            " keys from " + std::to_string(p.loaded_records) + " records in " +
+            std::to_string(p.load_ms) + " ms" +
+            (p.truncated_bytes > 0
+                 ? ", cut a torn tail of " + std::to_string(p.truncated_bytes) + " bytes"
+                 : ""));
   }
   if (node) {
     node->Attach(store.get());

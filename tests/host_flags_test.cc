@@ -275,10 +275,10 @@ TEST_CASE("host flags: --data-dir turns persistence on, --fsync sets its policy"
   CHECK(on.store.persistence.fsync == ephpm::FsyncPolicy::kEverySec);
   // PHP sees what the store uses.
   const std::vector<std::pair<std::string, std::string>> tail(on.ini.end() - 3, on.ini.end());
-  CHECK(tail == std::vector<std::pair<std::string, std::string>>{
-                    {"ephpm.persistence", "log"},
-                    {"ephpm.data_dir", "/var/lib/ephpm"},
-                    {"ephpm.fsync", "everysec"}});
+  CHECK(tail ==
+        std::vector<std::pair<std::string, std::string>>{{"ephpm.persistence", "log"},
+                                                         {"ephpm.data_dir", "/var/lib/ephpm"},
+                                                         {"ephpm.fsync", "everysec"}});
 
   CHECK(Ok(Resp({"--data-dir", "d", "--fsync", "always"})).store.persistence.fsync ==
         ephpm::FsyncPolicy::kAlways);
@@ -289,8 +289,8 @@ TEST_CASE("host flags: --data-dir turns persistence on, --fsync sets its policy"
 }
 
 TEST_CASE("host flags: -d ephpm.persistence, ephpm.data_dir and ephpm.fsync", "[host_flags]") {
-  HostFlags f = Ok(Resp({"-d", "ephpm.persistence=log", "-d", "ephpm.data_dir=/d", "-d",
-                         "ephpm.fsync=always"}));
+  HostFlags f = Ok(
+      Resp({"-d", "ephpm.persistence=log", "-d", "ephpm.data_dir=/d", "-d", "ephpm.fsync=always"}));
   CHECK(f.store.persistence.data_dir == "/d");
   CHECK(f.store.persistence.fsync == ephpm::FsyncPolicy::kAlways);
   CHECK(f.ini.back() == std::make_pair(std::string("ephpm.fsync"), std::string("always")));

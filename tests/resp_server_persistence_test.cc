@@ -143,8 +143,7 @@ TEST_CASE("COMMAND INFO describes SAVE, BGSAVE, BGREWRITEAOF and LASTSAVE as Red
   const std::string admin_slow = "*3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n";
   CHECK(c.Call({"COMMAND", "INFO", "save"}) == info("save", 1, admin, admin_slow));
   CHECK(c.Call({"COMMAND", "INFO", "bgsave"}) == info("bgsave", -1, admin, admin_slow));
-  CHECK(c.Call({"COMMAND", "INFO", "bgrewriteaof"}) ==
-        info("bgrewriteaof", 1, admin, admin_slow));
+  CHECK(c.Call({"COMMAND", "INFO", "bgrewriteaof"}) == info("bgrewriteaof", 1, admin, admin_slow));
   CHECK(c.Call({"COMMAND", "INFO", "lastsave"}) ==
         info("lastsave", 1, "*1\r\n+fast\r\n", "*3\r\n+@admin\r\n+@fast\r\n+@dangerous\r\n"));
 }
