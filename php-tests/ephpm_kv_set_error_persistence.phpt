@@ -23,6 +23,7 @@ register_shutdown_function(function () use ($mnt) {
     exec('umount ' . escapeshellarg($mnt) . ' 2>/dev/null');
     persist_remove_tree($mnt);
 });
+putenv("EPHPM_TEST_MNT=$mnt");
 $ini = ['ephpm.persistence' => 'log', 'ephpm.data_dir' => "$mnt/data", 'ephpm.fsync' => 'always',
         'session.save_handler' => 'ephpm', 'session.use_cookies' => '0',
         'session.cache_limiter' => ''];
@@ -50,6 +51,11 @@ var_dump(session_start());
 $_SESSION['a'] = 1;
 var_dump(session_write_close());
 var_dump(ephpm_kv_exists('session_lock:{fulldisk0123456789}'));
+echo "-- room again: writes resume\n";
+exec('mount -o remount,size=8m ' . escapeshellarg(getenv('EPHPM_TEST_MNT')), $o, $rc);
+var_dump($rc);
+for ($i = 0; $i < 500 && ephpm_kv_info()['persistence_write_error'] !== ''; $i++) usleep(10000);
+var_dump(ephpm_kv_info()['persistence_write_error'], ephpm_kv_set('after', '1'));
 PHP);
 echo $code, "\n", $stdout, $stderr;
 ?>
@@ -83,3 +89,7 @@ warning: session_write_close(): Session fulldisk0123456789: writing the session 
 warning: session_write_close(): Failed to write session data %s
 bool(%s)
 bool(false)
+-- room again: writes resume
+int(0)
+string(0) ""
+bool(true)
