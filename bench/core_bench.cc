@@ -12,6 +12,11 @@
 //            item = one whole cycle (two store calls).
 //   mix90    90% get, 10% set, chosen at random per operation
 //
+// The writes are also measured with the append-only log on (docs/
+// PERSISTENCE.md): "-log-everysec" (the default policy; the calling thread
+// only appends to a buffer) and, for set, "-log-always" (each write waits
+// for its fsync, as the ops table does; group commit across the threads).
+//
 // Every benchmark reports items_per_second.  Threaded runs use real (wall)
 // time: the CPU time Google Benchmark would otherwise use is summed over
 // threads, so it would hide exactly the contention being measured; with real
@@ -35,6 +40,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -149,31 +155,60 @@ class MutexMap {
 // body is written once and the two can only differ in the store itself.
 // Each returns whether the operation did what the benchmark expects.
 
+// kLog: the store with its append-only log (docs/PERSISTENCE.md) in a
+// fresh directory under /tmp, removed at exit: kEverySec is the default
+// policy; kAlways waits for the fsync after each write, as the ops table does.
+enum class Durability { kNone, kEverySec, kAlways };
+
+template <Durability kDurability = Durability::kNone>
 class EphpmAdapter {
  public:
   EphpmAdapter() {
+    ephpm::StoreOptions o;
+    if (kDurability != Durability::kNone) {
+      char tmpl[] = "/tmp/ephpm-bench-XXXXXX";
+      if (::mkdtemp(tmpl) == nullptr) {
+        std::perror("mkdtemp");
+        std::abort();
+      }
+      dir_ = tmpl;
+      o.persistence.data_dir = dir_;
+      o.persistence.fsync = kDurability == Durability::kAlways ? ephpm::FsyncPolicy::kAlways
+                                                               : ephpm::FsyncPolicy::kEverySec;
+    }
     std::string error;
-    store_ = ephpm::Store::Create(ephpm::StoreOptions{}, &error);
+    store_ = ephpm::Store::Create(o, &error);
     if (store_ == nullptr) {
       std::fprintf(stderr, "ephpm::Store::Create failed: %s\n", error.c_str());
       std::abort();
     }
+  }
+  ~EphpmAdapter() {
+    store_.reset();
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
   }
 
   bool Get(const std::string& key, std::string* out) const {
     return store_->Get(key, out) == ephpm::Status::kOk;
   }
   bool Set(const std::string& key, const std::string& value) {
-    return store_->Set(key, value) == ephpm::Status::kOk;
+    return store_->Set(key, value) == ephpm::Status::kOk && Durable();
   }
+  // The population before any run: not waited for one by one.
+  void Fill(const std::string& key, const std::string& value) { store_->Set(key, value); }
   bool SetNx(const std::string& key, const std::string& value) {
-    return store_->SetNx(key, value) == ephpm::SetNxOutcome::kInserted;
+    return store_->SetNx(key, value) == ephpm::SetNxOutcome::kInserted && Durable();
   }
   bool DelIfEq(const std::string& key, const std::string& token) {
-    return store_->DelIfEq(key, token) == ephpm::DelIfEqOutcome::kDeleted;
+    return store_->DelIfEq(key, token) == ephpm::DelIfEqOutcome::kDeleted && Durable();
   }
 
  private:
+  bool Durable() {
+    return kDurability != Durability::kAlways || store_->WaitDurable() == ephpm::Status::kOk;
+  }
+
+  std::string dir_;
   std::unique_ptr<ephpm::Store> store_;
 };
 
@@ -184,6 +219,7 @@ class BaselineAdapter {
     map_.Set(key, value);
     return true;
   }
+  void Fill(const std::string& key, const std::string& value) { map_.Set(key, value); }
   bool SetNx(const std::string& key, const std::string& value) {
     return map_.SetNx(key, value);
   }
@@ -205,7 +241,7 @@ Impl& Shared() {
   static Impl instance;
   static const bool populated = [] {
     const std::string value = MakeValue('v');
-    for (const std::string& key : DataKeys()) instance.Set(key, value);
+    for (const std::string& key : DataKeys()) instance.Fill(key, value);
     return true;
   }();
   static_cast<void>(populated);
@@ -327,17 +363,26 @@ int main(int argc, char** argv) {
 
   // Registered interleaved, ephpm then baseline for each operation, so that
   // the two figures to compare sit next to each other in the report.
-  Register("get/ephpm", BM_Get<EphpmAdapter>);
+  using Ephpm = EphpmAdapter<>;
+  using EphpmLog = EphpmAdapter<Durability::kEverySec>;
+  using EphpmLogAlways = EphpmAdapter<Durability::kAlways>;
+  Register("get/ephpm", BM_Get<Ephpm>);
   Register("get/baseline", BM_Get<BaselineAdapter>);
-  Register("set/ephpm", BM_Set<EphpmAdapter>);
+  Register("set/ephpm", BM_Set<Ephpm>);
+  Register("set/ephpm-log-everysec", BM_Set<EphpmLog>);
+  Register("set/ephpm-log-always", BM_Set<EphpmLogAlways>);
   Register("set/baseline", BM_Set<BaselineAdapter>);
-  Register("lock/ephpm", BM_LockCycle<EphpmAdapter>);
+  Register("lock/ephpm", BM_LockCycle<Ephpm>);
+  Register("lock/ephpm-log-everysec", BM_LockCycle<EphpmLog>);
   Register("lock/baseline", BM_LockCycle<BaselineAdapter>);
-  Register("mix90/ephpm", BM_Mix90<EphpmAdapter>);
+  Register("mix90/ephpm", BM_Mix90<Ephpm>);
+  Register("mix90/ephpm-log-everysec", BM_Mix90<EphpmLog>);
   Register("mix90/baseline", BM_Mix90<BaselineAdapter>);
 
-  // Build and populate both instances up front, outside every measurement.
-  Shared<EphpmAdapter>();
+  // Build and populate every instance up front, outside every measurement.
+  Shared<Ephpm>();
+  Shared<EphpmLog>();
+  Shared<EphpmLogAlways>();
   Shared<BaselineAdapter>();
 
   benchmark::RunSpecifiedBenchmarks();

@@ -44,7 +44,9 @@ void Writer::Mut(const Mutation& m) {
   I64(m.expires_at_ms);
   U64(m.stamp.hlc);
   U64(m.stamp.node);
-  U8(m.pinned ? 1 : 0);  // appended: every node of a cluster runs the same build
+  // Flags, appended (every node of a cluster runs the same build): 1 pinned,
+  // 2 ephemeral.
+  U8(static_cast<uint8_t>((m.pinned ? 1 : 0) | (m.ephemeral ? 2 : 0)));
 }
 
 bool Reader::U8(uint8_t* v) {
@@ -96,17 +98,18 @@ bool Reader::Member(MemberRecord* m) {
 }
 
 bool Reader::Mut(Mutation* m) {
-  uint8_t kind = 0, type = 0, compressed = 0, pinned = 0;
+  uint8_t kind = 0, type = 0, compressed = 0, flags = 0;
   if (!U8(&kind) || kind > static_cast<uint8_t>(Mutation::Kind::kFlush)) return false;
   if (!Str(&m->key) || !U8(&type) || type > static_cast<uint8_t>(ValueType::kHash)) return false;
   if (!Str(&m->value) || !U8(&compressed) || !U64(&m->original_size) || !I64(&m->expires_at_ms) ||
-      !U64(&m->stamp.hlc) || !U64(&m->stamp.node) || !U8(&pinned) || pinned > 1) {
+      !U64(&m->stamp.hlc) || !U64(&m->stamp.node) || !U8(&flags) || flags > 3) {
     return false;
   }
   m->kind = static_cast<Mutation::Kind>(kind);
   m->type = static_cast<ValueType>(type);
   m->compressed = compressed != 0;
-  m->pinned = pinned != 0;
+  m->pinned = (flags & 1) != 0;
+  m->ephemeral = (flags & 2) != 0;
   return true;
 }
 

@@ -82,7 +82,9 @@ uint64_t Store::Impl::EvictOneFrom(Shard& s) {
       s.has_evict_cursor = it != victim;
       if (s.has_evict_cursor) s.evict_cursor = it->first;
       freed = victim->second.mem_size;
-      RemoveLocked(s, victim);  // eviction is this node's own decision
+      // Eviction is this node's own decision: logged, not replicated.
+      LogRemovalLocked(victim->first);
+      RemoveLocked(s, victim);
       s.evicted.fetch_add(1, std::memory_order_relaxed);
     }
     w.changed = true;

@@ -260,6 +260,86 @@ int OpClusterInfo(void* ctx, char** text, size_t* text_len) {
   return EPHPM_KV_OK;
 }
 
+int OpSetNxEphemeral(void* ctx, const char* key, size_t key_len, const char* value,
+                     size_t value_len, int64_t ttl_ms, int* inserted) {
+  const SetNxOutcome o = S(ctx)->SetNxEphemeral(V(key, key_len), V(value, value_len), ttl_ms);
+  if (const Status e = ErrorOf(o); e != Status::kOk) return C(e);
+  *inserted = o == SetNxOutcome::kInserted;
+  return EPHPM_KV_OK;
+}
+
+// A NUL-terminated malloc'ed copy of `text`, or null.
+char* MallocText(const std::string& text) {
+  char* out = static_cast<char*>(std::malloc(text.size() + 1));
+  if (out == nullptr) return nullptr;
+  std::memcpy(out, text.data(), text.size());
+  out[text.size()] = '\0';
+  return out;
+}
+
+int OpRewrite(void* ctx, int background, char** message, size_t* message_len) {
+  std::string text;
+  const Status st = S(ctx)->Rewrite(background != 0, &text);
+  char* out = MallocText(text);
+  if (out == nullptr) return EPHPM_KV_OUT_OF_MEMORY;
+  *message = out;
+  *message_len = text.size();
+  return C(st);
+}
+
+int OpPersistenceState(void* ctx, ephpm_kv_persistence** state) {
+  const PersistenceInfo p = S(ctx)->persistence_info();
+  const std::pair<const char*, uint64_t> counters[] = {
+      {"rewrite_in_progress", p.rewrite_in_progress ? 1u : 0u},
+      {"last_rewrite_ok", p.last_rewrite_ok ? 1u : 0u},
+      {"rewrites", p.rewrites},
+      {"last_save_unix", static_cast<uint64_t>(p.last_save_unix)},
+      {"log_bytes", p.log_bytes},
+      {"log_base_bytes", p.log_base_bytes},
+      {"buffered_bytes", p.buffered_bytes},
+      {"records", p.records},
+      {"write_calls", p.write_calls},
+      {"fsyncs", p.fsyncs},
+      {"commit_batches", p.commit_batches},
+      {"commit_records", p.commit_records},
+      {"commit_max_batch", p.commit_max_batch},
+      {"loaded_records", p.loaded_records},
+      {"loaded_keys", p.loaded_keys},
+      {"truncated_bytes", p.truncated_bytes},
+      {"load_ms", static_cast<uint64_t>(p.load_ms)},
+  };
+  const std::string fsync = p.enabled ? FsyncPolicyName(p.fsync) : "";
+  const std::string* strings[] = {&fsync, &p.data_dir, &p.write_error, &p.last_rewrite_error};
+  constexpr size_t kCounters = sizeof(counters) / sizeof(counters[0]);
+  size_t bytes = sizeof(ephpm_kv_persistence) + kCounters * sizeof(ephpm_kv_cluster_counter);
+  for (const auto& c : counters) bytes += std::strlen(c.first) + 1;
+  for (const std::string* t : strings) bytes += t->size() + 1;
+  auto* out = static_cast<ephpm_kv_persistence*>(std::malloc(bytes));
+  if (out == nullptr) return EPHPM_KV_OUT_OF_MEMORY;
+  auto* cs = reinterpret_cast<ephpm_kv_cluster_counter*>(out + 1);
+  char* text = reinterpret_cast<char*>(cs + kCounters);
+  auto put = [&text](std::string_view t) {
+    const char* at = text;
+    std::memcpy(text, t.data(), t.size());
+    text[t.size()] = '\0';
+    text += t.size() + 1;
+    return at;
+  };
+  out->enabled = p.enabled ? 1 : 0;
+  out->fsync = put(fsync);
+  out->data_dir = put(p.data_dir);
+  out->write_error = put(p.write_error);
+  out->last_rewrite_error = put(p.last_rewrite_error);
+  out->counter_count = kCounters;
+  out->counters = cs;
+  for (size_t i = 0; i < kCounters; ++i) {
+    cs[i].name = put(counters[i].first);
+    cs[i].value = counters[i].second;
+  }
+  *state = out;
+  return EPHPM_KV_OK;
+}
+
 int OpInfo(void* ctx, ephpm_kv_info* info) {
   const StoreStats st = S(ctx)->Stats();
   ephpm_kv_info full{};
@@ -285,6 +365,24 @@ int OpInfo(void* ctx, ephpm_kv_info* info) {
 // failure anywhere below it (the store, a replicator, the copies made here)
 // is EPHPM_KV_OUT_OF_MEMORY, never an exception unwinding into C.  Anything
 // else thrown would be a bug, and noexcept ends the process there at once.
+// A write: refused while the log cannot be written (Redis's MISCONF), and
+// with fsync=always answered only once this thread's change is durable.  An
+// op that succeeded but could not be made durable answers
+// PERSISTENCE_ERROR; its change stays in memory (kv_ops.h says so).
+template <auto F, bool kGate = true>
+struct Durable;
+template <typename... A, int (*F)(void*, A...), bool kGate>
+struct Durable<F, kGate> {
+  static int Call(void* ctx, A... a) {
+    if (kGate) {
+      if (const Status g = S(ctx)->WritesAllowed(); g != Status::kOk) return C(g);
+    }
+    const int r = F(ctx, a...);
+    const Status d = S(ctx)->WaitDurable();
+    return r == EPHPM_KV_OK && d != Status::kOk ? C(d) : r;
+  }
+};
+
 template <auto F>
 struct Guarded;
 template <typename... A, int (*F)(A...)>
@@ -308,28 +406,34 @@ ephpm_kv_ops MakeKvOps(Store* store) {
   ops.size = sizeof(ephpm_kv_ops);
   ops.ctx = store;
   ops.get = Guarded<OpGet>::Call;
-  ops.set = Guarded<OpSet>::Call;
-  ops.set_nx = Guarded<OpSetNx>::Call;
-  ops.del = Guarded<OpDel>::Call;
+  ops.set = Guarded<Durable<OpSet>::Call>::Call;
+  ops.set_nx = Guarded<Durable<OpSetNx>::Call>::Call;
+  ops.del = Guarded<Durable<OpDel>::Call>::Call;
   ops.exists = Guarded<OpExists>::Call;
-  ops.incr_by = Guarded<OpIncrBy>::Call;
-  ops.expire = Guarded<OpExpire>::Call;
+  ops.incr_by = Guarded<Durable<OpIncrBy>::Call>::Call;
+  ops.expire = Guarded<Durable<OpExpire>::Call>::Call;
   ops.pttl = Guarded<OpPttl>::Call;
-  ops.flush_all = Guarded<OpFlushAll>::Call;
+  ops.flush_all = Guarded<Durable<OpFlushAll>::Call>::Call;
   ops.wait = Guarded<OpWait>::Call;
-  ops.del_if_eq = Guarded<OpDelIfEq>::Call;
-  ops.persist = Guarded<OpPersist>::Call;
+  // A lock's release goes on while the log cannot be written: it makes
+  // nothing worse, and an ephemeral lock's release needs no disk at all.
+  ops.del_if_eq = Guarded<Durable<OpDelIfEq, /*kGate=*/false>::Call>::Call;
+  ops.persist = Guarded<Durable<OpPersist>::Call>::Call;
   ops.keys = Guarded<OpKeys>::Call;
   ops.dbsize = Guarded<OpDbSize>::Call;
   ops.mget = Guarded<OpMget>::Call;
   ops.info = Guarded<OpInfo>::Call;
-  ops.set_if_eq = Guarded<OpSetIfEq>::Call;
+  ops.set_if_eq = Guarded<Durable<OpSetIfEq>::Call>::Call;
   ops.get_into = Guarded<OpGetInto>::Call;
   ops.cluster_info = Guarded<OpClusterInfo>::Call;
   ops.get_from_owner = Guarded<OpGetFromOwner>::Call;
-  ops.del_if_guard_eq = Guarded<OpDelIfGuardEq>::Call;
-  ops.expire_if_guard_eq = Guarded<OpExpireIfGuardEq>::Call;
+  ops.del_if_guard_eq = Guarded<Durable<OpDelIfGuardEq>::Call>::Call;
+  ops.expire_if_guard_eq = Guarded<Durable<OpExpireIfGuardEq>::Call>::Call;
   ops.cluster_state = Guarded<OpClusterState>::Call;
+  // Nothing to make durable: neither gated nor waited for.
+  ops.set_nx_ephemeral = Guarded<OpSetNxEphemeral>::Call;
+  ops.rewrite = Guarded<OpRewrite>::Call;
+  ops.persistence_state = Guarded<OpPersistenceState>::Call;
   return ops;
 }
 

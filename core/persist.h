@@ -72,7 +72,9 @@ struct LoadStats {
 
 // Reads data_dir's MANIFEST, its snapshot (whose trailer must check) and its
 // logs in order, passing every record to `apply`.  A torn or corrupt record
-// that ends exactly at the end of the *last* log is a torn tail: with
+// that ends exactly at the end of the *last* log (the last one holding
+// records: a log a rewrite registered that has nothing yet does not count)
+// is a torn tail: with
 // `repair` the file is truncated there (and the cut logged to stderr as
 // "ephpm: <file>: dropped N bytes of a torn record at offset O"); without,
 // nothing is changed.  Anything else (a bad snapshot, a manifest naming a
@@ -91,6 +93,10 @@ class Engine {
     int64_t flush_interval_ms = 10;  // how long appended bytes may wait for write(2)
     int64_t fsync_interval_ms = 1000;  // everysec's period
     FileOps file_ops;               // tests only
+    // Tests only: called by the rewrite at "log_switched", "snapshot_written"
+    // (before its rename), "snapshot_renamed" and "manifest_written", so a
+    // test can copy the data dir as a kill -9 at that instant would leave it.
+    std::function<void(std::string_view step)> on_rewrite_step;
   };
 
   // Creates data_dir when missing, takes its LOCK (flock, non-blocking: a

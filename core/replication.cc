@@ -43,10 +43,6 @@ bool DecodeHash(std::string_view in, HashFields* out) {
   return true;
 }
 
-namespace {
-
-// Describes entry `e` in *m: all but the mutation's kind, key and stamp.  A
-// hash's fields are encoded into *encoded, which m->value then refers to.
 void DescribeEntry(const Entry& e, Mutation* m, std::string* encoded) {
   m->type = e.type;
   if (e.type == ValueType::kHash) {
@@ -60,9 +56,8 @@ void DescribeEntry(const Entry& e, Mutation* m, std::string* encoded) {
   m->expires_at_ms = e.expires_at;
   m->version = e.version;
   m->pinned = e.pinned;
+  m->ephemeral = e.ephemeral;
 }
-
-}  // namespace
 
 void Store::Impl::RaiseFlushStamp(Stamp stamp) {
   MutexLock l(&flush_mu_);
@@ -74,37 +69,27 @@ Stamp Store::Impl::FlushStamp() const {
   return flush_stamp_;
 }
 
-void Store::Impl::ClearOlderThan(Stamp stamp) {
-  for (size_t i = 0; i <= shard_mask_; ++i) {
-    Shard& s = shards_[i];
-    {
-      ShardWrite w(&s);
-      for (auto it = s.map.begin(); it != s.map.end();) {
-        auto next = std::next(it);
-        if (it->second.stamp < stamp) {
-          RemoveLocked(s, it);
-          w.changed = true;
-        }
-        it = next;
-      }
-      for (auto it = s.tombstones.begin(); it != s.tombstones.end();) {
-        auto next = std::next(it);
-        if (it->second.stamp < stamp) {
-          AccountTombstone(it->first.size(), false);
-          s.tombstones.erase(it);
-        }
-        it = next;
-      }
-      s.has_evict_cursor = false;
-    }
+void Store::Impl::ClearOlderThanLocked(Shard& s, Stamp stamp) {
+  for (auto it = s.map.begin(); it != s.map.end();) {
+    auto next = std::next(it);
+    if (it->second.stamp < stamp) RemoveLocked(s, it);
+    it = next;
   }
+  for (auto it = s.tombstones.begin(); it != s.tombstones.end();) {
+    auto next = std::next(it);
+    if (it->second.stamp < stamp) {
+      AccountTombstone(it->first.size(), false);
+      s.tombstones.erase(it);
+    }
+    it = next;
+  }
+  s.has_evict_cursor = false;
 }
 
 bool Store::Impl::ApplyReplicated(const Mutation& m) {
   if (m.kind == Mutation::Kind::kFlush) {
     if (!(FlushStamp() < m.stamp)) return false;
-    RaiseFlushStamp(m.stamp);
-    ClearOlderThan(m.stamp);
+    FlushAll(m);
     return true;
   }
   if (!KeyOk(m.key)) return false;
@@ -128,6 +113,7 @@ bool Store::Impl::ApplyReplicated(const Mutation& m) {
       // The owner's lock is this node's lock too: should this node become
       // the owner, it must not have evicted it.
       fresh.pinned = m.pinned && fresh.expires_at != 0;
+      fresh.ephemeral = m.ephemeral;
     }
     fresh.stamp = m.stamp;
   }
@@ -147,10 +133,20 @@ bool Store::Impl::ApplyReplicated(const Mutation& m) {
   if (removal || (fresh.expires_at != 0 && fresh.expires_at <= now)) {
     if (it != s.map.end()) RemoveLocked(s, it);
     TombstoneLocked(s, m.key, m.stamp, now);
+    Mutation d;
+    d.kind = Mutation::Kind::kDelete;
+    d.key = m.key;
+    d.stamp = m.stamp;
+    LogLocked(d);
   } else {
     uint64_t unused = 0;
     if (!InstallLocked(s, &it, hk, &fresh, /*force=*/true, now, &unused)) return false;
     ForgetTombstoneLocked(s, m.key);
+    if (!m.ephemeral) {
+      Mutation l = m;  // a replicated expire carries the whole state: a set here
+      l.kind = Mutation::Kind::kSet;
+      LogLocked(l);
+    }
   }
   w.changed = true;
   return true;
@@ -164,6 +160,7 @@ void Store::Impl::ForgetLocal(std::string_view key, const Stamp& stamp) {
   auto it = s.map.find(hk);
   if (it != s.map.end() && it->second.stamp == stamp) {
     RemoveLocked(s, it);
+    LogRemovalLocked(key);  // the key is absent again
     w.changed = true;
   }
   auto t = s.tombstones.find(hk);
@@ -235,22 +232,27 @@ void Store::Impl::AccountTombstone(size_t key_len, bool add) {
 }
 
 void Store::Impl::PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e) {
-  if (options_.replicator == nullptr) return;
+  if (options_.replicator == nullptr && engine_ == nullptr) return;
   Mutation m;
   m.kind = kind;
   m.key = key;
-  m.stamp = options_.replicator->NextStamp();
-  const bool tentative = options_.replicator->Tentative();
-  std::string encoded;
-  if (e != nullptr) {
-    e->stamp = m.stamp;
-    e->tentative = tentative;
-    DescribeEntry(*e, &m, &encoded);
-    ForgetTombstoneLocked(s, key);
-  } else if (kind == Mutation::Kind::kDelete) {
-    TombstoneLocked(s, key, m.stamp, clock_->NowMs(), tentative);
+  if (options_.replicator != nullptr) {
+    m.stamp = options_.replicator->NextStamp();
+    const bool tentative = options_.replicator->Tentative();
+    if (e != nullptr) {
+      e->stamp = m.stamp;
+      e->tentative = tentative;
+      ForgetTombstoneLocked(s, key);
+    } else if (kind == Mutation::Kind::kDelete) {
+      TombstoneLocked(s, key, m.stamp, clock_->NowMs(), tentative);
+    }
   }
-  options_.replicator->Publish(m);
+  std::string encoded;
+  if (e != nullptr) DescribeEntry(*e, &m, &encoded);
+  if (options_.replicator != nullptr) options_.replicator->Publish(m);
+  if (engine_ == nullptr || (e != nullptr && e->ephemeral)) return;
+  if (kind == Mutation::Kind::kExpire) m.value = {};  // the log's expire is the expiry alone
+  LogLocked(m);
 }
 
 void Store::Impl::TombstoneLocked(Shard& s, std::string_view key, Stamp stamp, int64_t now,

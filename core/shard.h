@@ -98,6 +98,10 @@ struct Entry {
   // confirmed (ConfirmLocal) or forgotten (ForgetLocal).  Its stamp is
   // fresh, so once out it could win over the cluster's state.
   bool tentative = false;
+  // A lock held by a request of this process (Store::SetNxEphemeral): not
+  // logged nor snapshotted, so that a restart does not restore it.  Any
+  // write that replaces the entry clears it.
+  bool ephemeral = false;
   Stamp stamp;                 // the write that made this state (a cluster's order)
   // Written by readers under the shared lock, hence atomic.
   mutable std::atomic<int64_t> last_access{0};
@@ -116,6 +120,7 @@ struct Entry {
         compressed(o.compressed),
         pinned(o.pinned),
         tentative(o.tentative),
+        ephemeral(o.ephemeral),
         stamp(o.stamp),
         last_access(o.last_access.load(std::memory_order_relaxed)) {}
   Entry& operator=(Entry&& o) noexcept {
@@ -129,6 +134,7 @@ struct Entry {
     compressed = o.compressed;
     pinned = o.pinned;
     tentative = o.tentative;
+    ephemeral = o.ephemeral;
     stamp = o.stamp;
     last_access.store(o.last_access.load(std::memory_order_relaxed),
                       std::memory_order_relaxed);
@@ -208,11 +214,16 @@ std::string EncodeHash(const HashFields& h);
 // The inverse of EncodeHash; false on a malformed encoding.
 bool DecodeHash(std::string_view in, HashFields* out);
 
+// Describes entry `e` in *m: all but the mutation's kind, key and stamp.  A
+// hash's fields are encoded into *encoded, which m->value then refers to.
+void DescribeEntry(const Entry& e, Mutation* m, std::string* encoded);
+
 // A value ready to be stored: compressed outside any lock.
 struct Prepared {
   std::string stored;
   uint64_t original_size = 0;
   bool compressed = false;
+  bool ephemeral = false;  // see Entry::ephemeral
 };
 
 // ---------------------------------------------------------------------------

@@ -34,6 +34,7 @@ Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, P
   fresh.type = ValueType::kString;
   fresh.expires_at = expires_at;
   fresh.pinned = pinned && expires_at != 0;  // no TTL, no pin
+  fresh.ephemeral = p->ephemeral;
   fresh.mem_size = EntryMem(hk.key.size(), fresh.value.size(), expires_at != 0);
   if (!InstallLocked(s, &it, hk, &fresh, /*force=*/false, now, shortfall)) {
     p->stored = std::move(fresh.value);  // kept for a retry after eviction
@@ -98,6 +99,7 @@ void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* fr
   e.expires_at = from->expires_at;
   e.mem_size = mem_size;
   e.pinned = from->pinned;
+  e.ephemeral = from->ephemeral;
   e.version = ++s.last_version;
   e.last_access.store(now, std::memory_order_relaxed);
   TrackCompressedLocked(s, e, true);

@@ -84,7 +84,12 @@ std::unique_ptr<Store> Store::Create(const StoreOptions& options, std::string* e
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   });
 #endif
-  return std::unique_ptr<Store>(new Store(std::make_unique<Impl>(options)));
+  auto impl = std::make_unique<Impl>(options);
+  if (!options.persistence.data_dir.empty() && !impl->OpenPersistence(&msg)) {
+    if (error != nullptr) *error = std::move(msg);
+    return nullptr;
+  }
+  return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -118,6 +123,22 @@ Status Store::Set(std::string_view key, std::string_view value, int64_t ttl_ms) 
 SetNxOutcome Store::SetNx(std::string_view key, std::string_view value, int64_t ttl_ms) {
   return OomGuard(SetNxOutcome::kOutOfMemory, [&] { return impl_->SetNx(key, value, ttl_ms); });
 }
+
+SetNxOutcome Store::SetNxEphemeral(std::string_view key, std::string_view value,
+                                  int64_t ttl_ms) {
+  return OomGuard(SetNxOutcome::kOutOfMemory,
+                  [&] { return impl_->SetNxEphemeral(key, value, ttl_ms); });
+}
+
+Status Store::WritesAllowed() const { return impl_->WritesAllowed(); }
+
+Status Store::WaitDurable() { return impl_->WaitDurable(); }
+
+Status Store::Rewrite(bool background, std::string* message) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->Rewrite(background, message); });
+}
+
+PersistenceInfo Store::persistence_info() const { return impl_->persistence_info(); }
 
 SetNxOutcome Store::SetNxLocal(std::string_view key, std::string_view value, int64_t ttl_ms) {
   return OomGuard(SetNxOutcome::kOutOfMemory,

@@ -37,6 +37,7 @@
 #include "compression.h"
 #include "ephpm/store.h"
 #include "mutex.h"
+#include "persist.h"
 #include "shard.h"
 
 namespace ephpm {
@@ -62,10 +63,43 @@ Result Route(Replicator* replicator, Ask ask, Result unreachable, Owner owner, L
 
 class Store::Impl {
  public:
+  friend CheckDataReport CheckData(const std::string& data_dir);
   explicit Impl(const StoreOptions& o);
   ~Impl();
   const StoreOptions& options() const { return options_; }
   int64_t NowMs() const { return clock_->NowMs(); }
+
+  // --- persistence (persistence.cc) ---------------------------------------
+
+  // Opens options_.persistence.data_dir, loading its data into this (still
+  // private) store, and starts logging.  False and *error when it cannot.
+  bool OpenPersistence(std::string* error);
+  // Appends m to the log (when there is one) and notes its number for this
+  // thread's WaitDurable.  Called under the lock(s) of m's key, or of every
+  // shard for a flush, so that the log has each key's changes in order.
+  void LogLocked(const Mutation& m);
+  // Logs the removal of `key` by this node alone (eviction, a forgotten
+  // tentative write), which the replicator is not told of.
+  void LogRemovalLocked(std::string_view key) {
+    if (engine_ == nullptr) return;
+    Mutation m;
+    m.kind = Mutation::Kind::kDelete;
+    m.key = key;
+    LogLocked(m);
+  }
+  // Applies a record a start loads: as it says, whatever is there (no
+  // last-writer-wins, no memory limit, nothing published or logged).
+  // Returns false when it was a set already expired (dropped).
+  bool ApplyRecovered(const Mutation& m);
+  // Calls emit for every entry a snapshot keeps (not expired, not
+  // ephemeral) and every tombstone, a shard at a time: each shard's entries
+  // are copied under its read lock, emitted after it is released.
+  void SnapshotWalk(absl::FunctionRef<void(const Mutation&)> emit) const;
+  Status WritesAllowed() const;
+  Status WaitDurable();
+  Status Rewrite(bool background, std::string* message);
+  PersistenceInfo persistence_info() const;
+  SetNxOutcome SetNxEphemeral(std::string_view key, std::string_view value, int64_t ttl_ms);
 
   // --- strings ------------------------------------------------------------
 
@@ -82,7 +116,8 @@ class Store::Impl {
   }
 
   SetNxOutcome SetNx(std::string_view key, std::string_view value, int64_t ttl_ms);
-  SetNxOutcome SetNxLocal(std::string_view key, std::string_view value, int64_t ttl_ms);
+  SetNxOutcome SetNxLocal(std::string_view key, std::string_view value, int64_t ttl_ms,
+                          bool ephemeral = false);
   Status Del(std::string_view key, int64_t* removed);
   DelIfEqOutcome DelIfEq(std::string_view key, std::string_view token);
   DelIfEqOutcome DelIfEqLocal(std::string_view key, std::string_view token);
@@ -164,15 +199,19 @@ class Store::Impl {
   void RaiseFlushStamp(Stamp stamp);
   Stamp FlushStamp() const;
 
-  // Removes every entry and tombstone, a shard at a time.
-  void ClearShards();
+  // The flush `m` (a kFlush; with a stamp it removes only what is older,
+  // see ClearOlderThanLocked, and raises the flush stamp): every shard
+  // locked at once, the record logged under them, waiters woken after.
+  void FlushAll(const Mutation& m) ABSL_NO_THREAD_SAFETY_ANALYSIS;
+  // Removes every entry and tombstone of `s`.
+  void ClearShardLocked(Shard& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
   // --- replication --------------------------------------------------------
 
   // Removes the entries and tombstones whose stamp is older than `stamp`:
   // a flush removes what was written before it, in the cluster's order,
   // and keeps what was written after it (on another node, say).
-  void ClearOlderThan(Stamp stamp);
+  void ClearOlderThanLocked(Shard& s, Stamp stamp) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
   bool ApplyReplicated(const Mutation& m);
   void ForgetLocal(std::string_view key, const Stamp& stamp);
   void ConfirmLocal(std::string_view key, const Stamp& stamp);
@@ -555,11 +594,13 @@ class Store::Impl {
                     bool only_if_absent, int64_t now, int64_t* added, uint64_t* shortfall,
                     bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
-  // Hands a mutation to the replicator while the shard lock is held, so that
-  // changes to one key reach it in the order they were applied: stamps it
-  // first (the entry keeps its stamp; a deletion leaves a tombstone).
+  // Hands a mutation to the replicator and the log while the shard lock is
+  // held, so that changes to one key reach both in the order they were
+  // applied: stamps it first (the entry keeps its stamp; a deletion leaves
+  // a tombstone).  An ephemeral entry's changes are not logged.
   void PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
 
   // Records that `key` was deleted (or expired) by the write `stamp`.  A
   // tombstone that cannot be allocated is skipped: a late older write could
@@ -651,6 +692,12 @@ class Store::Impl {
 
   mutable Mutex flush_mu_;
   Stamp flush_stamp_ ABSL_GUARDED_BY(flush_mu_);  // the newest flush seen (replication)
+
+  // Set once by OpenPersistence, before the store is shared; reset by the
+  // destructor once the sweeper has stopped.
+  std::unique_ptr<persist::Engine> engine_;
+  uint64_t loaded_keys_ = 0;  // what OpenPersistence loaded
+  int64_t load_ms_ = 0;
 
   Mutex sweep_mu_;
   std::condition_variable sweep_cv_;

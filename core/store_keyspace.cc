@@ -126,43 +126,47 @@ uint64_t Store::Impl::DbSize() const {
 }
 
 void Store::Impl::Flush() {
-  Stamp stamp;
-  if (options_.replicator != nullptr) {
-    stamp = options_.replicator->NextStamp();
-    RaiseFlushStamp(stamp);
-    ClearOlderThan(stamp);  // the newest stamp this node knows: everything
-  } else {
-    ClearShards();
-  }
-  if (options_.replicator != nullptr) {
-    Mutation m;
-    m.kind = Mutation::Kind::kFlush;
-    m.stamp = stamp;
-    options_.replicator->Publish(m);
-  }
+  Mutation m;
+  m.kind = Mutation::Kind::kFlush;
+  if (options_.replicator != nullptr) m.stamp = options_.replicator->NextStamp();
+  FlushAll(m);
+  if (options_.replicator != nullptr) options_.replicator->Publish(m);
 }
 
-void Store::Impl::ClearShards() {
-  for (size_t i = 0; i <= shard_mask_; ++i) {
-    Shard& s = shards_[i];
-    {
-      ShardWrite w(&s);
-      w.changed = !s.map.empty();
-      uint64_t mem = 0, tomb = 0;
-      for (const auto& kv : s.map) mem += kv.second.mem_size;
-      for (const auto& t : s.tombstones) tomb += TombstoneMem(t.first.size());
-      used_.fetch_sub(mem + tomb, std::memory_order_relaxed);
-      tombstone_used_.fetch_sub(tomb, std::memory_order_relaxed);
-      pinned_used_.fetch_sub(s.pinned_bytes, std::memory_order_relaxed);
-      s.pinned_keys = s.pinned_bytes = 0;
-      Map().swap(s.map);  // swap, not clear(): the table's memory goes too
-      TtlIndex().swap(s.ttl);
-      s.tombstones.clear();
-      s.tombstone_order.clear();
-      s.has_evict_cursor = false;
-      s.compressed_values = s.compressed_original = s.compressed_stored = 0;
+void Store::Impl::FlushAll(const Mutation& m) {
+  std::vector<Shard*> all;
+  all.reserve(shard_mask_ + 1);
+  for (size_t i = 0; i <= shard_mask_; ++i) all.push_back(&shards_[i]);
+  {
+    // Every shard at once, with the record logged inside: a write to any
+    // shard is then either before the flush in both the store and the log,
+    // or after it in both (docs/PERSISTENCE.md).
+    MultiLock l(this, all);
+    if (m.stamp.empty()) {
+      for (Shard* s : all) ClearShardLocked(*s);
+    } else {
+      RaiseFlushStamp(m.stamp);
+      for (Shard* s : all) ClearOlderThanLocked(*s, m.stamp);
     }
+    LogLocked(m);
   }
+  for (Shard* s : all) Notify(*s);
+}
+
+void Store::Impl::ClearShardLocked(Shard& s) {
+  uint64_t mem = 0, tomb = 0;
+  for (const auto& kv : s.map) mem += kv.second.mem_size;
+  for (const auto& t : s.tombstones) tomb += TombstoneMem(t.first.size());
+  used_.fetch_sub(mem + tomb, std::memory_order_relaxed);
+  tombstone_used_.fetch_sub(tomb, std::memory_order_relaxed);
+  pinned_used_.fetch_sub(s.pinned_bytes, std::memory_order_relaxed);
+  s.pinned_keys = s.pinned_bytes = 0;
+  Map().swap(s.map);  // swap, not clear(): the table's memory goes too
+  TtlIndex().swap(s.ttl);
+  s.tombstones.clear();
+  s.tombstone_order.clear();
+  s.has_evict_cursor = false;
+  s.compressed_values = s.compressed_original = s.compressed_stored = 0;
 }
 
 Status Store::Impl::Rename(std::string_view src, std::string_view dst, bool only_if_absent,

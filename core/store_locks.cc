@@ -13,9 +13,18 @@ SetNxOutcome Store::Impl::SetNx(std::string_view key, std::string_view value, in
       [&] { return SetNxLocal(key, value, ttl_ms); });
 }
 
-SetNxOutcome Store::Impl::SetNxLocal(std::string_view key, std::string_view value, int64_t ttl_ms) {
+SetNxOutcome Store::Impl::SetNxEphemeral(std::string_view key, std::string_view value,
+                                         int64_t ttl_ms) {
+  return Decided<SetNxOutcome>(
+      [&](Replicator& r) { return r.RouteSetNx(key, value, ttl_ms); },
+      [&] { return SetNxLocal(key, value, ttl_ms, /*ephemeral=*/true); });
+}
+
+SetNxOutcome Store::Impl::SetNxLocal(std::string_view key, std::string_view value, int64_t ttl_ms,
+                                     bool ephemeral) {
   if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0) return SetNxOutcome::kInvalidArgument;
   Prepared p = Prepare(value);
+  p.ephemeral = ephemeral;
   const HashedKey hk = HashKey(key);
   return Mutate<SetNxOutcome>(
       hk, [&](Shard& s, int64_t now, bool* changed,

@@ -17,13 +17,17 @@ Store::Impl::Impl(const StoreOptions& o)
 }
 
 Store::Impl::~Impl() {
-  if (!sweeper_.joinable()) return;
-  {
-    MutexLock l(&sweep_mu_);
-    stop_ = true;
+  if (sweeper_.joinable()) {
+    {
+      MutexLock l(&sweep_mu_);
+      stop_ = true;
+    }
+    sweep_cv_.notify_all();
+    sweeper_.join();
   }
-  sweep_cv_.notify_all();
-  sweeper_.join();
+  // Writes and fsyncs what is buffered; waits for a snapshot in progress,
+  // whose walk reads the shards (still alive here).
+  engine_.reset();
 }
 
 size_t Store::Impl::Sweep(size_t budget, bool* more) {

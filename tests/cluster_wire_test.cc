@@ -12,7 +12,7 @@ using ephpm::cluster::Writer;
 
 namespace {
 
-Mutation Sample(bool pinned) {
+Mutation Sample(bool pinned, bool ephemeral = false) {
   Mutation m;
   m.kind = Mutation::Kind::kSet;
   m.key = "lock:{s1}";
@@ -23,6 +23,7 @@ Mutation Sample(bool pinned) {
   m.expires_at_ms = 1'700'000'030'000;
   m.stamp = ephpm::Stamp{(uint64_t{1'700'000'000'000} << 16) | 7, 0xfeedu};
   m.pinned = pinned;
+  m.ephemeral = ephemeral;
   return m;
 }
 
@@ -36,6 +37,7 @@ void CheckSame(const Mutation& a, const Mutation& b) {
   CHECK(a.expires_at_ms == b.expires_at_ms);
   CHECK(a.stamp == b.stamp);
   CHECK(a.pinned == b.pinned);
+  CHECK(a.ephemeral == b.ephemeral);
 }
 
 }  // namespace
@@ -45,13 +47,16 @@ TEST_CASE("wire: a mutation round-trips with its pin, back to back with another"
   Writer w;
   w.Mut(Sample(true));
   w.Mut(Sample(false));
+  w.Mut(Sample(true, /*ephemeral=*/true));
   Reader r(w.out());
-  Mutation a, b;
+  Mutation a, b, c;
   REQUIRE(r.Mut(&a));
   REQUIRE(r.Mut(&b));
+  REQUIRE(r.Mut(&c));
   CHECK(r.done());
   CheckSame(a, Sample(true));
   CheckSame(b, Sample(false));
+  CheckSame(c, Sample(true, true));
 }
 
 TEST_CASE("wire: a truncated or malformed mutation is refused", "[cluster][wire]") {
@@ -64,7 +69,7 @@ TEST_CASE("wire: a truncated or malformed mutation is refused", "[cluster][wire]
     CHECK_FALSE(r.Mut(&m));
   }
   std::string bad = whole;
-  bad.back() = 2;  // a pin flag is 0 or 1
+  bad.back() = 4;  // the flags are 1 (pinned) and 2 (ephemeral)
   Reader r(bad);
   Mutation m;
   CHECK_FALSE(r.Mut(&m));

@@ -188,6 +188,10 @@ struct Mutation {
   // Carried so that a node that becomes the key's owner holds the lock as
   // firmly as the owner did.  Only ever set with `expires_at_ms`.
   bool pinned = false;
+  // The key is a lock held by a request of the node that decided it
+  // (Store::SetNxEphemeral): every node holds it so, and none logs it, so
+  // that no restart brings it back (docs/PERSISTENCE.md).
+  bool ephemeral = false;
 };
 
 }  // namespace ephpm

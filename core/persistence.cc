@@ -1,0 +1,252 @@
+// The store's side of durability (docs/PERSISTENCE.md): opening the data
+// dir and applying what it holds, logging under the key's lock, the
+// snapshot walk, the write gate and the wait for durability, and the offline
+// check behind `ephpm --check-data`.  The files themselves are the engine's
+// (persist.h).
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "persist.h"
+#include "store_impl.h"
+
+namespace ephpm {
+
+namespace {
+
+// The last record this thread appended, and to which engine: WaitDurable
+// waits for it.  A thread that used another store since waits for nothing
+// here (its record went to that store's log).
+struct LastAppend {
+  const persist::Engine* engine = nullptr;
+  uint64_t seq = 0;
+};
+thread_local LastAppend tl_last_append;
+
+// An entry copied out of a shard for a snapshot, so that it can be written
+// with the shard's lock released.
+struct Copied {
+  Mutation::Kind kind = Mutation::Kind::kSet;
+  std::string key;
+  std::string value;  // as stored (a hash: its encoding)
+  ValueType type = ValueType::kString;
+  bool compressed = false;
+  bool pinned = false;
+  uint64_t original_size = 0;
+  int64_t expires_at_ms = 0;
+  Stamp stamp;
+};
+
+}  // namespace
+
+void Store::Impl::LogLocked(const Mutation& m) {
+  if (engine_ == nullptr) return;
+  tl_last_append.engine = engine_.get();
+  tl_last_append.seq = engine_->Append(m);
+}
+
+bool Store::Impl::ApplyRecovered(const Mutation& m) {
+  if (m.kind == Mutation::Kind::kFlush) {
+    FlushAll(m);
+    return true;
+  }
+  if (!KeyOk(m.key)) return true;
+  const HashedKey hk = HashKey(m.key);
+  Shard& s = ShardFor(hk);
+  const int64_t now = clock_->NowMs();
+  if (m.kind == Mutation::Kind::kSet && !(m.expires_at_ms != 0 && m.expires_at_ms <= now)) {
+    Entry fresh;  // built outside the lock
+    fresh.type = m.type;
+    fresh.expires_at = m.expires_at_ms;
+    fresh.stamp = m.stamp;
+    if (m.type == ValueType::kHash) {
+      fresh.hash = std::make_unique<HashFields>();
+      // The engine checked the record's checksum, so a hash that does not
+      // decode was written so by a store with a bug: said, and skipped.
+      if (!DecodeHash(m.value, fresh.hash.get())) {
+        std::fprintf(stderr, "ephpm: the hash record of a key of %zu bytes does not decode; "
+                     "skipped\n", m.key.size());
+        return true;
+      }
+      uint64_t fields = 0;
+      for (const auto& [f, v] : *fresh.hash) fields += FieldMem(f.size(), v.size());
+      fresh.mem_size = HashEntryMem(m.key.size(), fields, fresh.expires_at != 0);
+    } else {
+      fresh.value.assign(m.value.data(), m.value.size());
+      fresh.compressed = m.compressed;
+      fresh.original_size = m.compressed ? m.original_size : m.value.size();
+      fresh.mem_size = EntryMem(m.key.size(), fresh.value.size(), fresh.expires_at != 0);
+      fresh.pinned = m.pinned && fresh.expires_at != 0;
+    }
+    ShardWrite w(&s);
+    auto it = s.map.find(hk);
+    uint64_t unused = 0;
+    // force: what was stored before the restart is loaded whatever the
+    // memory limit says now; eviction makes room afterwards.
+    InstallLocked(s, &it, hk, &fresh, /*force=*/true, now, &unused);
+    ForgetTombstoneLocked(s, m.key);
+    w.changed = true;
+    return true;
+  }
+  ShardWrite w(&s);
+  auto it = s.map.find(hk);
+  if (m.kind == Mutation::Kind::kExpire) {
+    if (it == s.map.end()) return true;
+    if (m.expires_at_ms != 0 && m.expires_at_ms <= now) {
+      RemoveLocked(s, it);
+    } else {
+      SetExpiryLocked(s, it, m.expires_at_ms);
+    }
+    w.changed = true;
+    return true;
+  }
+  // A delete, or a set that has expired since: the key is absent.
+  if (it != s.map.end()) RemoveLocked(s, it);
+  if (m.kind == Mutation::Kind::kDelete && !m.stamp.empty()) {
+    TombstoneLocked(s, m.key, m.stamp, now);
+  }
+  w.changed = true;
+  return m.kind != Mutation::Kind::kSet;
+}
+
+void Store::Impl::SnapshotWalk(absl::FunctionRef<void(const Mutation&)> emit) const {
+  const Stamp flushed = FlushStamp();
+  if (!flushed.empty()) {
+    Mutation m;
+    m.kind = Mutation::Kind::kFlush;
+    m.stamp = flushed;
+    emit(m);
+  }
+  std::vector<Copied> copied;
+  for (size_t i = 0; i <= shard_mask_; ++i) {
+    copied.clear();
+    {
+      Shard& s = shards_[i];
+      ReaderLock l(&s.mu);
+      const int64_t now = clock_->NowMs();
+      copied.reserve(s.map.size() + s.tombstones.size());
+      for (const auto& [k, e] : s.map) {
+        if (IsExpired(e, now) || e.ephemeral) continue;
+        Copied c;
+        c.key = k;
+        c.type = e.type;
+        if (e.type == ValueType::kHash) {
+          c.value = EncodeHash(*e.hash);
+        } else {
+          c.value = e.value;
+        }
+        c.compressed = e.compressed;
+        c.pinned = e.pinned;
+        c.original_size = e.original_size;
+        c.expires_at_ms = e.expires_at;
+        c.stamp = e.stamp;
+        copied.push_back(std::move(c));
+      }
+      for (const auto& [k, t] : s.tombstones) {
+        Copied c;
+        c.kind = Mutation::Kind::kDelete;
+        c.key = k;
+        c.stamp = t.stamp;
+        copied.push_back(std::move(c));
+      }
+    }
+    for (const Copied& c : copied) {
+      Mutation m;
+      m.kind = c.kind;
+      m.key = c.key;
+      m.type = c.type;
+      m.value = c.value;
+      m.compressed = c.compressed;
+      m.pinned = c.pinned;
+      m.original_size = c.original_size;
+      m.expires_at_ms = c.expires_at_ms;
+      m.stamp = c.stamp;
+      emit(m);
+    }
+  }
+}
+
+bool Store::Impl::OpenPersistence(std::string* error) {
+  persist::Engine::Options eo;
+  eo.persistence = options_.persistence;
+  persist::LoadStats stats;
+  const auto start = std::chrono::steady_clock::now();
+  engine_ = persist::Engine::Open(
+      eo, [this](const Mutation& m) { ApplyRecovered(m); }, &stats, error);
+  if (engine_ == nullptr) return false;
+  load_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::steady_clock::now() - start)
+                 .count();
+  loaded_keys_ = DbSize();
+  engine_->SetSnapshotSource(
+      [this](absl::FunctionRef<void(const Mutation&)> emit) { SnapshotWalk(emit); });
+  return true;
+}
+
+Status Store::Impl::WritesAllowed() const {
+  return engine_ != nullptr && engine_->Failed() ? Status::kPersistenceError : Status::kOk;
+}
+
+Status Store::Impl::WaitDurable() {
+  if (engine_ == nullptr || tl_last_append.engine != engine_.get()) return Status::kOk;
+  return engine_->WaitDurable(tl_last_append.seq);
+}
+
+Status Store::Impl::Rewrite(bool background, std::string* message) {
+  if (engine_ == nullptr) {
+    *message = "persistence is off (no data dir)";
+    return Status::kInvalidArgument;
+  }
+  return engine_->Rewrite(background, message);
+}
+
+PersistenceInfo Store::Impl::persistence_info() const {
+  PersistenceInfo info;
+  if (engine_ == nullptr) return info;
+  engine_->Info(&info);
+  info.enabled = true;
+  info.loaded_keys = loaded_keys_;
+  info.load_ms = load_ms_;
+  return info;
+}
+
+CheckDataReport CheckData(const std::string& data_dir) {
+  CheckDataReport r;
+  StoreOptions o;
+  o.sweep_interval_ms = 0;  // a private store: nothing runs beside the load
+  std::string error;
+  std::unique_ptr<Store> store = Store::Create(o, &error);
+  if (store == nullptr) {
+    r.error = error;
+    return r;
+  }
+  Store::Impl* impl = store->impl_.get();
+  persist::LoadStats stats;
+  if (!persist::Load(
+          data_dir, /*repair=*/false,
+          [&](const Mutation& m) {
+            if (!impl->ApplyRecovered(m)) ++r.expired;
+          },
+          &stats, &error)) {
+    r.error = error;
+    return r;
+  }
+  r.ok = true;
+  r.snapshot = stats.snapshot;
+  r.snapshot_records = stats.snapshot_records;
+  r.logs = stats.logs;
+  r.log_records = stats.log_records;
+  r.torn_file = stats.torn_file;
+  r.torn_offset = stats.torn_offset;
+  r.torn_bytes = stats.torn_bytes;
+  r.keys = impl->DbSize();
+  impl->SnapshotWalk([&](const Mutation& m) {
+    if (m.kind == Mutation::Kind::kSet) r.value_bytes += m.value.size();
+  });
+  return r;
+}
+
+}  // namespace ephpm
