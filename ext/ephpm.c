@@ -34,7 +34,8 @@ static ZEND_INI_MH(OnUpdateStoreSetting) {
   const char *name = ZSTR_VAL(entry->name) + sizeof("ephpm.") - 1;
   /* php.ini's parser turns a bare Off (also No, False, None) into "": for
    * ephpm.compression that is the documented "off", not an invalid value. */
-  if (ZSTR_LEN(new_value) == 0 && strcmp(name, "compression") == 0) {
+  if (ZSTR_LEN(new_value) == 0 &&
+      (strcmp(name, "compression") == 0 || strcmp(name, "persistence") == 0)) {
     static char off[] = "off";
     *(char **)ZEND_INI_GET_ADDR() = off;
     return SUCCESS;
@@ -179,6 +180,9 @@ EPHPM_STORE_INI("compression_threshold", "1024", 3)
 EPHPM_STORE_INI("compression_level", "3", 4)
 EPHPM_STORE_INI("max_value_size", "512M", 5)
 EPHPM_STORE_INI("shards", "64", 6)
+EPHPM_STORE_INI("persistence", "off", 7)
+EPHPM_STORE_INI("data_dir", "", 8)
+EPHPM_STORE_INI("fsync", "everysec", 9)
 STD_PHP_INI_ENTRY("ephpm.session_prefix", "session", PHP_INI_ALL, OnUpdateSessionPrefix,
                   session_prefix, zend_ephpm_globals, ephpm_globals)
 STD_PHP_INI_BOOLEAN("ephpm.session_locking", "1", PHP_INI_ALL, OnUpdateBool, session_locking,
@@ -257,6 +261,34 @@ static void check_backoff_pair(void) {
   zend_error(E_WARNING, "%s", why);
 }
 
+/* ephpm.persistence=log: the standalone store is made now rather than on
+ * first use, so that a data dir that cannot be used (missing ephpm.data_dir,
+ * not writable, held by another process) stops PHP at startup instead of
+ * letting scripts run on a store that keeps nothing.  A multi-process SAPI
+ * is refused: each worker process would need the data dir, and only one
+ * process can hold it.  A host's table (installed before PHP starts) has
+ * its own store and settings: nothing to do then. */
+static zend_result start_persistent_store(void) {
+  const char *const *values = (const char *const *)EPHPM_G(store_settings);
+  if (!ephpm_store_settings_persistent(values) || strcmp(ephpm_ops_mode(), "host") == 0) {
+    return SUCCESS;
+  }
+  if (sapi_is_multi_process()) {
+    zend_error(E_WARNING,
+               "ephpm: ephpm.persistence=log is not possible under %s: every worker process has "
+               "its own store, and only one process can hold a data dir; run PHP in the ephpm "
+               "host program (ephpm --data-dir DIR)",
+               sapi_module.name);
+    return FAILURE;
+  }
+  char err[512];
+  if (ephpm_standalone_ops(values, err, sizeof err) == NULL) {
+    zend_error(E_WARNING, "ephpm: cannot start the store: %s", err);
+    return FAILURE;
+  }
+  return SUCCESS;
+}
+
 static PHP_MINIT_FUNCTION(ephpm) {
   REGISTER_INI_ENTRIES();
   check_backoff_pair();
@@ -264,6 +296,7 @@ static PHP_MINIT_FUNCTION(ephpm) {
 #ifdef EPHPM_TEST_HOOKS
   ephpm_test_hooks_register(module_number);
 #endif
+  if (start_persistent_store() == FAILURE) return FAILURE;
   if (strcmp(ephpm_ops_mode(), "standalone") == 0 && sapi_is_multi_process()) {
     zend_error(E_NOTICE,
                "ephpm: standalone mode under %s: every worker process has its own store, so "

@@ -21,8 +21,12 @@ function ephpm_kv_set(string $key, string $value, int $ttl = 0): bool {}
 /** Creates the key only if it does not exist; true only if this call created it. */
 function ephpm_kv_setnx(string $key, string $value, int $ttl = 0): bool {}
 
-/** Removes the key; returns the number of entries removed (0 or 1). */
-function ephpm_kv_del(string $key): int {}
+/**
+ * Removes the key; returns the number of entries removed (0 or 1), or false
+ * with a warning while the store refuses writes because its log cannot be
+ * written (as every write function does then).
+ */
+function ephpm_kv_del(string $key): int|false {}
 
 /**
  * Removes the key only while it holds exactly $token, as one atomic step.
@@ -83,5 +87,18 @@ function ephpm_kv_wait(string $key, int $last_version, int $timeout_ms): array|f
  * the session lock counters, and cluster: null on a single node, else this
  * node's view (node_id, address, incarnation, known, alive, members: each
  * with id, address, state "alive"/"suspect"/"dead" and incarnation).
+ *
+ * Durability (ephpm.persistence, the host's --data-dir), false / "" / 0 when
+ * off: persistence_enabled, persistence_fsync ("always", "everysec", "no"),
+ * persistence_data_dir, persistence_write_error ("" while the log is written
+ * fine; while set, writes return false with a warning), aof_rewrite_in_progress,
+ * aof_last_rewrite_ok, aof_last_rewrite_error, aof_rewrites (snapshots since
+ * start), aof_last_save_unix, aof_current_size and aof_base_size (the log's
+ * bytes now and after the last snapshot), aof_buffered_bytes (not written
+ * yet), aof_records, aof_write_calls, aof_fsyncs, aof_commit_batches,
+ * aof_commit_records and aof_commit_max_batch (fsync=always's group commit:
+ * fsyncs that answered waiting writers, the records they covered, the most
+ * one covered), aof_loaded_records, aof_loaded_keys, aof_truncated_bytes (a
+ * torn tail cut at start) and aof_load_ms.
  */
 function ephpm_kv_info(): array {}

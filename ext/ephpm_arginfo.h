@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 4a8bbfabca30676733f09e674e301c6a7c9ea401 */
+ * Stub hash: 4ec54d95742502768c833cfa3c0029083c511768 */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_get, 0, 1, IS_STRING, 1)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -13,7 +13,7 @@ ZEND_END_ARG_INFO()
 
 #define arginfo_ephpm_kv_setnx arginfo_ephpm_kv_set
 
-ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_del, 0, 1, IS_LONG, 0)
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_MASK_EX(arginfo_ephpm_kv_del, 0, 1, MAY_BE_LONG|MAY_BE_FALSE)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
 ZEND_END_ARG_INFO()
 
@@ -26,11 +26,9 @@ ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_exists, 0, 1, _IS_BOOL,
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
 ZEND_END_ARG_INFO()
 
-ZEND_BEGIN_ARG_WITH_RETURN_TYPE_MASK_EX(arginfo_ephpm_kv_incr, 0, 1, MAY_BE_LONG|MAY_BE_FALSE)
-	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
-ZEND_END_ARG_INFO()
+#define arginfo_ephpm_kv_incr arginfo_ephpm_kv_del
 
-#define arginfo_ephpm_kv_decr arginfo_ephpm_kv_incr
+#define arginfo_ephpm_kv_decr arginfo_ephpm_kv_del
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_MASK_EX(arginfo_ephpm_kv_incr_by, 0, 2, MAY_BE_LONG|MAY_BE_FALSE)
 	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
@@ -46,9 +44,11 @@ ZEND_END_ARG_INFO()
 
 #define arginfo_ephpm_kv_persist arginfo_ephpm_kv_exists
 
-#define arginfo_ephpm_kv_ttl arginfo_ephpm_kv_del
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_ttl, 0, 1, IS_LONG, 0)
+	ZEND_ARG_TYPE_INFO(0, key, IS_STRING, 0)
+ZEND_END_ARG_INFO()
 
-#define arginfo_ephpm_kv_pttl arginfo_ephpm_kv_del
+#define arginfo_ephpm_kv_pttl arginfo_ephpm_kv_ttl
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_kv_mget, 0, 1, IS_ARRAY, 0)
 	ZEND_ARG_TYPE_INFO(0, keys, IS_ARRAY, 0)

@@ -13,8 +13,9 @@
 extern "C" {
 #endif
 
-/* The ephpm.* store settings, in the order ephpm_store_setting_names lists. */
-#define EPHPM_STORE_SETTING_COUNT 7
+/* The ephpm.* store settings, in the order ephpm_store_setting_names lists:
+ * core's (ephpm/settings.h), then persistence, data_dir and fsync. */
+#define EPHPM_STORE_SETTING_COUNT 10
 extern const char *const ephpm_store_setting_names[EPHPM_STORE_SETTING_COUNT];
 
 /* 1 when `value` is valid for store setting `name` (without "ephpm."), else 0
@@ -27,6 +28,9 @@ int ephpm_store_setting_check(const char *name, const char *value, char *err, si
  * store cannot be created.  Thread-safe. */
 const ephpm_kv_ops *ephpm_standalone_ops(const char *const values[EPHPM_STORE_SETTING_COUNT],
                                          char *err, size_t err_len);
+
+/* 1 when `values` turn persistence on (ephpm.persistence=log), else 0. */
+int ephpm_store_settings_persistent(const char *const values[EPHPM_STORE_SETTING_COUNT]);
 
 /* The standalone table if this process already created its store, else NULL. */
 const ephpm_kv_ops *ephpm_standalone_ops_if_created(void);

@@ -55,6 +55,15 @@ static void store_info(const ephpm_kv_ops *ops, ephpm_kv_info *info) {
   if (EPHPM_KV_OPS_HAS(ops, info)) ops->info(ops->ctx, info);
 }
 
+/* The persistence state, or NULL (a host table without the op, or no
+ * memory for it).  free(3) it. */
+static ephpm_kv_persistence *persistence_state(const ephpm_kv_ops *ops) {
+  ephpm_kv_persistence *ps = NULL;
+  if (!EPHPM_KV_OPS_HAS(ops, persistence_state)) return NULL;
+  if (ops->persistence_state(ops->ctx, &ps) != EPHPM_KV_OK) return NULL;
+  return ps;
+}
+
 /* Reports a status other than OK the PHP way: an exception for errors in the
  * caller's data, a warning for conditions of the store (the caller then
  * returns false).  `value_arg` is the argument number of the value, for an
@@ -76,6 +85,20 @@ static void report(const ephpm_kv_ops *ops, int status, uint32_t value_arg) {
     case EPHPM_KV_OWNER_UNREACHABLE:
       php_error_docref(NULL, E_WARNING, "The key's owner is unreachable, the outcome is unknown");
       return;
+    case EPHPM_KV_PERSISTENCE_ERROR: {
+      /* Redis's words for a write refused while its AOF cannot be written.
+       * The reason is copied out before the warning, which may run user
+       * code. */
+      char reason[256] = "";
+      ephpm_kv_persistence *ps = persistence_state(ops);
+      if (ps != NULL && ps->write_error != NULL) {
+        snprintf(reason, sizeof reason, "%s", ps->write_error);
+      }
+      free(ps);
+      php_error_docref(NULL, E_WARNING, "Errors writing to the AOF file: %s",
+                       reason[0] != '\0' ? reason : ephpm_kv_status_name(status));
+      return;
+    }
     case EPHPM_KV_WRONG_TYPE:
       zend_throw_error(NULL, "WRONGTYPE Operation against a key holding the wrong kind of value");
       return;
@@ -207,6 +230,12 @@ PHP_FUNCTION(ephpm_kv_del) {
   if (ops == NULL) RETURN_THROWS();
   int64_t removed = 0;
   const int st = ops->del(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &removed);
+  if (st == EPHPM_KV_PERSISTENCE_ERROR) {
+    /* the store refuses writes for now: false with a warning, as the others */
+    report(ops, st, 0);
+    if (EG(exception)) RETURN_THROWS();
+    RETURN_FALSE;
+  }
   if (st != EPHPM_KV_OK) {
     report_and_throw(ops, st);
     RETURN_THROWS();
@@ -540,6 +569,64 @@ static void cluster_array(zval *out, const ephpm_kv_cluster_state *cs) {
   add_assoc_zval(out, "members", &members);
 }
 
+/* ephpm_kv_info()'s persistence keys, in the order of the op's counters
+ * (ephpm_kv_persistence); bools where the counter is a flag.  Every key is
+ * there, zero / false / "" when persistence is off or the host's table
+ * predates the op. */
+static const struct {
+  const char *key;
+  bool is_bool;
+} persistence_keys[] = {
+    {"aof_rewrite_in_progress", true},
+    {"aof_last_rewrite_ok", true},
+    {"aof_rewrites", false},
+    {"aof_last_save_unix", false},
+    {"aof_current_size", false},
+    {"aof_base_size", false},
+    {"aof_buffered_bytes", false},
+    {"aof_records", false},
+    {"aof_write_calls", false},
+    {"aof_fsyncs", false},
+    {"aof_commit_batches", false},
+    {"aof_commit_records", false},
+    {"aof_commit_max_batch", false},
+    {"aof_loaded_records", false},
+    {"aof_loaded_keys", false},
+    {"aof_truncated_bytes", false},
+    {"aof_load_ms", false},
+};
+
+static char *text_or_empty(const char *text) { return (char *)(text != NULL ? text : ""); }
+
+static void persistence_fields(zval *out, const ephpm_kv_ops *ops) {
+  ephpm_kv_persistence *ps = persistence_state(ops);
+  add_assoc_bool(out, "persistence_enabled", ps != NULL && ps->enabled);
+  add_assoc_string(out, "persistence_fsync", text_or_empty(ps != NULL ? ps->fsync : NULL));
+  add_assoc_string(out, "persistence_data_dir", text_or_empty(ps != NULL ? ps->data_dir : NULL));
+  add_assoc_string(out, "persistence_write_error",
+                   text_or_empty(ps != NULL ? ps->write_error : NULL));
+  add_assoc_string(out, "aof_last_rewrite_error",
+                   text_or_empty(ps != NULL ? ps->last_rewrite_error : NULL));
+  const size_t known = sizeof persistence_keys / sizeof persistence_keys[0];
+  for (size_t i = 0; i < known; ++i) {
+    const uint64_t v = ps != NULL && i < ps->counter_count ? ps->counters[i].value
+                       : i == 1                            ? 1 /* last_rewrite_ok */
+                                                           : 0;
+    if (persistence_keys[i].is_bool) {
+      add_assoc_bool(out, persistence_keys[i].key, v != 0);
+    } else {
+      add_assoc_long(out, persistence_keys[i].key, (zend_long)v);
+    }
+  }
+  /* counters a newer store appended, by their own names */
+  for (size_t i = known; ps != NULL && i < ps->counter_count; ++i) {
+    char key[96];
+    snprintf(key, sizeof key, "aof_%s", ps->counters[i].name);
+    add_assoc_long(out, key, (zend_long)ps->counters[i].value);
+  }
+  free(ps);
+}
+
 PHP_FUNCTION(ephpm_kv_info) {
   ZEND_PARSE_PARAMETERS_NONE();
   const ephpm_kv_ops *ops = ephpm_ops_get();
@@ -577,6 +664,7 @@ PHP_FUNCTION(ephpm_kv_info) {
   add_assoc_long(return_value, "session_lock_timeouts", (zend_long)sc.lock_timeouts);
   add_assoc_long(return_value, "session_stale_releases_refused", (zend_long)sc.stale_releases);
   add_assoc_long(return_value, "session_fenced_writes_refused", (zend_long)sc.fenced_refused);
+  persistence_fields(return_value, ops);
   /* null for a single node (or a host whose table predates cluster_state) */
   ephpm_kv_cluster_state *cs = NULL;
   int st = EPHPM_KV_OK;

@@ -23,11 +23,14 @@
  * "lock_oom" (set_nx reports out of memory: a lock attempt that fails for a
  * reason other than contention), "write_oom" (set and set_if_eq report out
  * of memory: a session write that fails while the lock works), "no_persist"
- * (a host table that ends before persist, so also without set_if_eq).
- * Every variant counts its calls of set_nx, del_if_eq, set_if_eq, del, get,
- * get_from_owner, del_if_guard_eq and expire_if_guard_eq; "unreachable" and
- * "wrongtype" fail del_if_guard_eq and expire_if_guard_eq as they fail
- * del_if_eq.
+ * (a host table that ends before persist, so also without set_if_eq),
+ * "no_ephemeral" (a host from before set_nx_ephemeral: the session lock is
+ * taken with set_nx).
+ * Every variant counts its calls of set_nx, set_nx_ephemeral, del_if_eq,
+ * set_if_eq, del, get, get_from_owner, del_if_guard_eq and
+ * expire_if_guard_eq; set_nx_ephemeral (the session lock's op) fails as
+ * set_nx does; "unreachable" and "wrongtype" fail del_if_guard_eq and
+ * expire_if_guard_eq as they fail del_if_eq.
  */
 function ephpm_test_install_host_ops(string $variant): void {}
 

@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: 4e518e4b31f7f48f90b9300b8a416e0dc4a22405 */
+ * Stub hash: c673fec3e5a1779980be6fad0cf466298fa6522c */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_test_install_host_ops, 0, 1, IS_VOID, 0)
 	ZEND_ARG_TYPE_INFO(0, variant, IS_STRING, 0)

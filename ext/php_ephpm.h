@@ -13,8 +13,9 @@ extern zend_module_entry ephpm_module_entry;
 
 ZEND_BEGIN_MODULE_GLOBALS(ephpm)
   /* ephpm.* store settings, as text; applied when a standalone store is
-   * made (ephpm_bridge.h lists them in this order). */
-  char *store_settings[7];
+   * made (ephpm_bridge.h lists them in this order; EPHPM_STORE_SETTING_COUNT
+   * there). */
+  char *store_settings[10];
 
   /* ephpm.session_* (see session/ephpm_session.h) */
   char *session_prefix;

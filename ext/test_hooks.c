@@ -21,7 +21,7 @@
 
 static ephpm_kv_ops real_ops;     /* the standalone table the variant wraps */
 static ephpm_kv_ops variant_ops;  /* what was installed */
-static zend_long calls_set_nx, calls_del_if_eq, calls_set_if_eq, calls_del, calls_get,
+static zend_long calls_set_nx, calls_set_nx_ephemeral, calls_del_if_eq, calls_set_if_eq, calls_del, calls_get,
     calls_get_from_owner, calls_del_if_guard_eq, calls_expire_if_guard_eq;
 
 typedef enum {
@@ -42,6 +42,16 @@ static int v_set_nx(void *ctx, const char *k, size_t kl, const char *v, size_t v
   if (mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
   if (mode == LOCK_OOM) return EPHPM_KV_OUT_OF_MEMORY;
   const int st = real_ops.set_nx(ctx, k, kl, v, vl, ttl, inserted);
+  return mode == UNREACHABLE_LANDED ? EPHPM_KV_OWNER_UNREACHABLE : st;
+}
+
+/* The session lock's op since persistence: the same faults as set_nx. */
+static int v_set_nx_ephemeral(void *ctx, const char *k, size_t kl, const char *v, size_t vl,
+                              int64_t ttl, int *inserted) {
+  ++calls_set_nx_ephemeral;
+  if (mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
+  if (mode == LOCK_OOM) return EPHPM_KV_OUT_OF_MEMORY;
+  const int st = real_ops.set_nx_ephemeral(ctx, k, kl, v, vl, ttl, inserted);
   return mode == UNREACHABLE_LANDED ? EPHPM_KV_OWNER_UNREACHABLE : st;
 }
 
@@ -123,7 +133,7 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
                                       "unreachable", "unreachable_landed", "wrongtype",
                                       "get_fails", "owner_read_unreachable", "no_guard_delete",
                                       "lock_oom", "write_oom", "no_persist",
-                                      "no_guard_expire"};
+                                      "no_guard_expire", "no_ephemeral"};
   bool is_known = false;
   for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) {
     if (strcmp(v, known[i]) == 0) is_known = true;
@@ -140,6 +150,7 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
   variant_ops = *real;
   variant_ops.set = v_set;
   variant_ops.set_nx = v_set_nx;
+  if (EPHPM_KV_OPS_HAS(real, set_nx_ephemeral)) variant_ops.set_nx_ephemeral = v_set_nx_ephemeral;
   variant_ops.del_if_eq = v_del_if_eq;
   variant_ops.set_if_eq = v_set_if_eq;
   variant_ops.del = v_del;
@@ -149,7 +160,7 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
   variant_ops.get_from_owner = v_get_from_owner;
   variant_ops.del_if_guard_eq = v_del_if_guard_eq;
   variant_ops.expire_if_guard_eq = v_expire_if_guard_eq;
-  calls_set_nx = calls_del_if_eq = calls_set_if_eq = calls_del = calls_get =
+  calls_set_nx = calls_set_nx_ephemeral = calls_del_if_eq = calls_set_if_eq = calls_del = calls_get =
       calls_get_from_owner = calls_del_if_guard_eq = calls_expire_if_guard_eq = 0;
   mode = FORWARD;
   if (strcmp(v, "full") == 0) {
@@ -179,6 +190,8 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
     variant_ops.size = offsetof(ephpm_kv_ops, del_if_guard_eq);
   } else if (strcmp(v, "no_guard_expire") == 0) {
     variant_ops.size = offsetof(ephpm_kv_ops, expire_if_guard_eq);
+  } else if (strcmp(v, "no_ephemeral") == 0) {
+    variant_ops.size = offsetof(ephpm_kv_ops, set_nx_ephemeral);
   }
   ephpm_set_kv_ops(&variant_ops);
 }
@@ -187,6 +200,7 @@ PHP_FUNCTION(ephpm_test_op_calls) {
   ZEND_PARSE_PARAMETERS_NONE();
   array_init(return_value);
   add_assoc_long(return_value, "set_nx", calls_set_nx);
+  add_assoc_long(return_value, "set_nx_ephemeral", calls_set_nx_ephemeral);
   add_assoc_long(return_value, "del_if_eq", calls_del_if_eq);
   add_assoc_long(return_value, "set_if_eq", calls_set_if_eq);
   add_assoc_long(return_value, "del", calls_del);

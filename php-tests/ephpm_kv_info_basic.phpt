@@ -63,6 +63,28 @@ session_lock_waits         int
 session_lock_timeouts      int
 session_stale_releases_refused int
 session_fenced_writes_refused int
+persistence_enabled        bool
+persistence_fsync          string
+persistence_data_dir       string
+persistence_write_error    string
+aof_last_rewrite_error     string
+aof_rewrite_in_progress    bool
+aof_last_rewrite_ok        bool
+aof_rewrites               int
+aof_last_save_unix         int
+aof_current_size           int
+aof_base_size              int
+aof_buffered_bytes         int
+aof_records                int
+aof_write_calls            int
+aof_fsyncs                 int
+aof_commit_batches         int
+aof_commit_records         int
+aof_commit_max_batch       int
+aof_loaded_records         int
+aof_loaded_keys            int
+aof_truncated_bytes        int
+aof_load_ms                int
 cluster                    null
 int(0)
 int(0)

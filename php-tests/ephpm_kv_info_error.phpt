@@ -19,4 +19,4 @@ var_dump(count(ephpm_kv_info()));
 --EXPECT--
 ArgumentCountError: ephpm_kv_info() expects exactly 0 arguments, 1 given
 ArgumentCountError: ephpm_kv_info() expects exactly 0 arguments, 2 given
-int(21)
+int(43)

@@ -33,9 +33,12 @@ Directive => Local Value => Master Value
 ephpm.compression => off => off
 ephpm.compression_level => 3 => 3
 ephpm.compression_threshold => 1024 => 1024
+ephpm.data_dir => no value => no value
 ephpm.eviction_policy => noeviction => noeviction
+ephpm.fsync => everysec => everysec
 ephpm.max_value_size => 512M => 512M
 ephpm.memory_limit => 8M => 8M
+ephpm.persistence => off => off
 ephpm.session_lock_backoff_max_ms => 100 => 100
 ephpm.session_lock_backoff_min_ms => 10 => 10
 ephpm.session_lock_failure => proceed => proceed
@@ -55,9 +58,12 @@ Directive => Local Value => Master Value
 ephpm.compression => off => off
 ephpm.compression_level => 3 => 3
 ephpm.compression_threshold => 1024 => 1024
+ephpm.data_dir => no value => no value
 ephpm.eviction_policy => noeviction => noeviction
+ephpm.fsync => everysec => everysec
 ephpm.max_value_size => 512M => 512M
 ephpm.memory_limit => 8M => 8M
+ephpm.persistence => off => off
 ephpm.session_lock_backoff_max_ms => 100 => 100
 ephpm.session_lock_backoff_min_ms => 10 => 10
 ephpm.session_lock_failure => proceed => proceed

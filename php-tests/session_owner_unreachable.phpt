@@ -17,7 +17,7 @@ ephpm_test_install_host_ops('unreachable_landed');
 session_id('far1');
 var_dump(session_start());
 $calls = ephpm_test_op_calls();
-var_dump($calls['set_nx']);  // one attempt, no retry loop
+var_dump($calls['set_nx_ephemeral']);  // one attempt, no retry loop
 var_dump((bool)preg_match('/^[0-9a-f]{32}$/', ephpm_kv_get('session_lock:{far1}')));
 $_SESSION['v'] = 1;
 session_write_close();
@@ -29,7 +29,7 @@ echo "-- nothing reached the owner --\n";
 ephpm_test_install_host_ops('unreachable');
 session_id('far2');
 var_dump(session_start());
-var_dump(ephpm_test_op_calls()['set_nx']);
+var_dump(ephpm_test_op_calls()['set_nx_ephemeral']);
 session_write_close();
 var_dump(ephpm_test_op_calls()['del_if_eq']);
 ?>

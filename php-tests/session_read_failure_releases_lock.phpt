@@ -16,7 +16,7 @@ ephpm_test_install_host_ops('get_fails');  // get() fails with WRONGTYPE
 session_id('bad1');
 var_dump(session_start());
 $calls = ephpm_test_op_calls();
-var_dump($calls['set_nx'], $calls['del_if_eq']);
+var_dump($calls['set_nx_ephemeral'], $calls['del_if_eq']);
 ephpm_test_install_host_ops('standalone');
 var_dump(ephpm_kv_exists('session_lock:{bad1}'));
 ?>

@@ -1,5 +1,5 @@
-// Server commands: INFO, DBSIZE, FLUSHDB/FLUSHALL, TIME, and COMMAND
-// (read from the command table).
+// Server commands: INFO, DBSIZE, FLUSHDB/FLUSHALL, TIME, SAVE, BGSAVE,
+// BGREWRITEAOF, LASTSAVE, and COMMAND (read from the command table).
 
 #include "command_table.h"
 
@@ -29,6 +29,13 @@ std::string Human(uint64_t bytes) {
     std::snprintf(buf, sizeof buf, "%.2fG", b / (1024.0 * 1024 * 1024));
   }
   return buf;
+}
+
+// LASTSAVE and rdb_last_save_time: the last snapshot's time, else (no
+// snapshot yet, or persistence off) the start's, as Redis reports.
+int64_t LastSaveUnix(Ctx& c, const PersistenceInfo& p) {
+  if (p.enabled && p.last_save_unix > 0) return p.last_save_unix;
+  return c.server->started_at_ms() / 1000;
 }
 
 std::string InfoText(Ctx& c, const std::vector<std::string>& asked) {
@@ -86,10 +93,44 @@ std::string InfoText(Ctx& c, const std::vector<std::string>& asked) {
     line("pinned_bytes", std::to_string(st.pinned_bytes));
   }
   if (wants("persistence", true)) {
+    // Redis's names where they apply: ephpm's snapshot is both Redis's RDB
+    // save and its AOF rewrite, so the rdb_ and aof_ figures of one
+    // snapshot agree.  ephpm's own figures follow, prefixed aof_ too.
+    const PersistenceInfo p = c.store->persistence_info();
+    auto num = [](uint64_t v) { return std::to_string(v); };
+    const char* rewrite_status = p.last_rewrite_ok ? "ok" : "err";
     section("Persistence");
     line("loading", "0");
+    line("async_loading", "0");
     line("rdb_changes_since_last_save", "0");
-    line("aof_enabled", "0");
+    line("rdb_bgsave_in_progress", p.rewrite_in_progress ? "1" : "0");
+    line("rdb_last_save_time", std::to_string(LastSaveUnix(c, p)));
+    line("rdb_last_bgsave_status", rewrite_status);
+    line("rdb_saves", num(p.rewrites));
+    line("rdb_last_load_keys_loaded", num(p.loaded_keys));
+    line("aof_enabled", p.enabled ? "1" : "0");
+    line("aof_rewrite_in_progress", p.rewrite_in_progress ? "1" : "0");
+    line("aof_rewrite_scheduled", "0");
+    line("aof_last_bgrewrite_status", rewrite_status);
+    line("aof_rewrites", num(p.rewrites));
+    line("aof_last_write_status", p.write_error.empty() ? "ok" : "err");
+    if (p.enabled) {
+      line("aof_current_size", num(p.log_bytes));
+      line("aof_base_size", num(p.log_base_bytes));
+      line("aof_buffer_length", num(p.buffered_bytes));
+      line("aof_fsync", FsyncPolicyName(p.fsync));
+      line("aof_last_write_error", p.write_error);
+      line("aof_last_bgrewrite_error", p.last_rewrite_error);
+      line("aof_records", num(p.records));
+      line("aof_write_calls", num(p.write_calls));
+      line("aof_fsyncs", num(p.fsyncs));
+      line("aof_commit_batches", num(p.commit_batches));
+      line("aof_commit_records", num(p.commit_records));
+      line("aof_commit_max_batch", num(p.commit_max_batch));
+      line("aof_loaded_records", num(p.loaded_records));
+      line("aof_truncated_bytes", num(p.truncated_bytes));
+      line("aof_load_ms", std::to_string(p.load_ms));
+    }
   }
   if (wants("stats", true)) {
     section("Stats");
@@ -144,6 +185,40 @@ void CmdFlush(Ctx& c) {
   if (Failed(c, c.store->Flush())) return;
   Ok(c);
 }
+
+namespace {
+
+// SAVE, BGSAVE and BGREWRITEAOF: the store's snapshot and log compaction.
+// `started` is the reply to a background start; a rewrite already running
+// is refused with `busy` (Redis's words for each command).
+void RewriteCommand(Ctx& c, bool background, std::string_view started, std::string_view busy) {
+  if (!c.store->persistence_info().enabled) return c.w.Error(kPersistenceOff);
+  std::string message;
+  const Status st = c.store->Rewrite(background, &message);
+  if (st == Status::kOk) return c.w.SimpleString(background ? started : "OK");
+  if (st == Status::kInvalidArgument) return c.w.Error(busy);
+  c.w.Error("ERR " + (message.empty() ? std::string(StatusName(st)) : message));
+}
+
+}  // namespace
+
+void CmdSave(Ctx& c) { RewriteCommand(c, false, "", "ERR Background save already in progress"); }
+
+// BGSAVE [SCHEDULE]: a snapshot cannot be scheduled behind one in progress
+// here, so SCHEDULE is accepted and answered as BGSAVE is.
+void CmdBgSave(Ctx& c) {
+  if (c.argv.size() > 2 || (c.argv.size() == 2 && !IEq(c.argv[1], "SCHEDULE"))) {
+    return c.w.Error(kSyntaxErr);
+  }
+  RewriteCommand(c, true, "Background saving started", "ERR Background save already in progress");
+}
+
+void CmdBgRewriteAof(Ctx& c) {
+  RewriteCommand(c, true, "Background append only file rewriting started",
+                 "ERR Background append only file rewriting already in progress");
+}
+
+void CmdLastSave(Ctx& c) { c.w.Integer(LastSaveUnix(c, c.store->persistence_info())); }
 
 void CmdTime(Ctx& c) {
   struct timeval tv;

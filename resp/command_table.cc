@@ -62,9 +62,17 @@ bool Failed(Ctx& c, Status st) {
                 " bytes or value longer than ephpm.max_value_size");
       return true;
     case Status::kNotFound: c.w.NullBulk(); return true;
+    case Status::kPersistenceError: c.w.Error(MisconfError(*c.store)); return true;
   }
   c.w.Error("ERR internal error");
   return true;
+}
+
+std::string MisconfError(const Store& store) {
+  std::string reason = store.persistence_info().write_error;
+  // Cleared meanwhile by a write that succeeded: still say what happened.
+  if (reason.empty()) reason = StatusName(Status::kPersistenceError);
+  return std::string(kMisconfAof) + reason;
 }
 
 bool ParseLL(std::string_view s, int64_t* out) { return ParseInt64(s, out); }
@@ -114,6 +122,11 @@ const Command kCommands[] = {
     {"flushdb", -1, kWrite, 0, 0, 0, "@keyspace @write @slow @dangerous", CmdFlush},
     {"flushall", -1, kWrite, 0, 0, 0, "@keyspace @write @slow @dangerous", CmdFlush},
     {"time", 1, kFast, 0, 0, 0, "@fast", CmdTime},
+    // persistence (the snapshot is both Redis's RDB save and its AOF rewrite)
+    {"save", 1, kAdmin, 0, 0, 0, "@admin @slow @dangerous", CmdSave},
+    {"bgsave", -1, kAdmin, 0, 0, 0, "@admin @slow @dangerous", CmdBgSave},
+    {"bgrewriteaof", 1, kAdmin, 0, 0, 0, "@admin @slow @dangerous", CmdBgRewriteAof},
+    {"lastsave", 1, kFast, 0, 0, 0, "@admin @fast @dangerous", CmdLastSave},
     // strings
     {"get", 2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdGet},
     {"set", -3, kWrite | kDenyOom, 1, 1, 1, "@write @string @slow", CmdSet},
@@ -220,6 +233,8 @@ using cmd::Ctx;
 using cmd::IsContainer;
 using cmd::KeysShareOwner;
 using cmd::kCrossSlot;
+using cmd::kWrite;
+using cmd::MisconfError;
 using cmd::kNoAuth;
 using cmd::kNoAuthNeeded;
 using cmd::Lower;
@@ -244,7 +259,7 @@ Dispatcher::Dispatcher(Store* store, ServerContext* server) : store_(store), ser
 
 // In a cluster, a command's keys must have one owner (Redis Cluster's rule
 
-void Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, std::string* out) {
+bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, std::string* out) {
   ReplyWriter w(out);
   total_commands_.fetch_add(1, std::memory_order_relaxed);
   const std::string name = Lower(argv[0]);
@@ -258,16 +273,23 @@ void Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
       for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
       w.Error("ERR unknown subcommand '" + std::string(CStr(argv[1], 128)) + "'. Try " + upper +
               " HELP.");
-      return;
+      return false;
     }
     cmd = sub->second;
   }
   if (cmd == nullptr) {
     if (const ExtraCommand* extra = server_->FindExtraCommand(name)) {
-      if (!client->authenticated) return w.Error(kNoAuth);
+      if (!client->authenticated) {
+        w.Error(kNoAuth);
+        return false;
+      }
       const std::string error = (*extra)(argv);
-      if (error.empty()) return w.SimpleString("OK");
-      return w.Error(error);
+      if (error.empty()) {
+        w.SimpleString("OK");
+      } else {
+        w.Error(error);
+      }
+      return false;
     }
     // Redis quotes the first arguments, up to about 128 bytes of them.
     std::string args;
@@ -276,15 +298,37 @@ void Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
     }
     w.Error("ERR unknown command '" + std::string(CStr(argv[0], 128)) +
             "', with args beginning with: " + args);
-    return;
+    return false;
   }
   Ctx c{store_, server_, client, this, w, argv, cmd};
   const int n = static_cast<int>(argv.size());
-  if ((cmd->arity > 0 && n != cmd->arity) || n < -cmd->arity) return ArityError(c);
-  if (!client->authenticated && !(cmd->flags & kNoAuthNeeded)) return w.Error(kNoAuth);
+  if ((cmd->arity > 0 && n != cmd->arity) || n < -cmd->arity) {
+    ArityError(c);
+    return false;
+  }
+  if (!client->authenticated && !(cmd->flags & kNoAuthNeeded)) {
+    w.Error(kNoAuth);
+    return false;
+  }
   client->last_command = cmd->name;
-  if (cmd->first_key > 0 && !KeysShareOwner(c)) return w.Error(kCrossSlot);
+  if (cmd->first_key > 0 && !KeysShareOwner(c)) {
+    w.Error(kCrossSlot);
+    return false;
+  }
+  // As Redis with an AOF it cannot write: writes are refused, reads go on.
+  const bool write = (cmd->flags & kWrite) != 0;
+  if (write && store_->WritesAllowed() != Status::kOk) {
+    w.Error(MisconfError(*store_));
+    return false;
+  }
   cmd->fn(c);
+  return write;
+}
+
+bool Dispatcher::WaitDurable(std::string* error) {
+  if (store_->WaitDurable() == Status::kOk) return true;
+  *error = MisconfError(*store_);
+  return false;
 }
 
 }  // namespace resp

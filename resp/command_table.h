@@ -40,6 +40,12 @@ inline constexpr std::string_view kCrossSlot = "CROSSSLOT Keys in request don't 
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
 inline constexpr std::string_view kWrongPass =
     "WRONGPASS invalid username-password pair or user is disabled.";
+// Redis 7's reply to a write while its AOF cannot be written; the reason
+// (strerror text) follows.
+inline constexpr std::string_view kMisconfAof = "MISCONF Errors writing to the AOF file: ";
+// ephpm's own: SAVE, BGSAVE and BGREWRITEAOF without a data dir.
+inline constexpr std::string_view kPersistenceOff =
+    "ERR persistence is off: start ephpm with --data-dir";
 
 // ---- command table --------------------------------------------------------------
 
@@ -97,6 +103,8 @@ void ArityError(Ctx& c);
 void Ok(Ctx& c);
 // Replies the error for a store status other than kOk; false for kOk.
 bool Failed(Ctx& c, Status st);
+// kMisconfAof with the store's current write error.
+std::string MisconfError(const Store& store);
 bool ParseLL(std::string_view s, int64_t* out);
 // A SCAN/HSCAN cursor as Redis 7.0's parseScanCursorOrReply reads it.
 bool ParseCursor(const std::string& s, uint64_t* out);
@@ -144,6 +152,10 @@ void CmdInfo(Ctx& c);
 void CmdDbSize(Ctx& c);
 void CmdFlush(Ctx& c);
 void CmdTime(Ctx& c);
+void CmdSave(Ctx& c);
+void CmdBgSave(Ctx& c);
+void CmdBgRewriteAof(Ctx& c);
+void CmdLastSave(Ctx& c);
 
 // cmd_string.cc
 void CmdGet(Ctx& c);

@@ -76,8 +76,16 @@ class Dispatcher {
   Dispatcher(Store* store, ServerContext* server);
 
   // Runs one request and appends its RESP2 reply to *out.  Sets
-  // client->close_after_reply for QUIT.  argv is non-empty.
-  void Execute(ClientState* client, std::vector<std::string>& argv, std::string* out);
+  // client->close_after_reply for QUIT.  argv is non-empty.  True when a
+  // write command ran (its change may need WaitDurable before its reply is
+  // sent); false for anything else, a refused write included.
+  bool Execute(ClientState* client, std::vector<std::string>& argv, std::string* out);
+
+  // After a batch of requests in which a write ran, before their replies
+  // are sent: waits until this thread's changes are durable (fsync=always;
+  // at once otherwise).  False with the error line (without '-') that the
+  // writes must answer instead when they could not be made durable.
+  bool WaitDurable(std::string* error);
 
   uint64_t total_commands() const { return total_commands_.load(std::memory_order_relaxed); }
 

@@ -15,6 +15,7 @@
 #include "net/listener.h"
 #include "net/session_registry.h"
 #include "parser.h"
+#include "reply.h"
 
 namespace ephpm {
 namespace resp {
@@ -199,6 +200,7 @@ class RespServer::Impl : public ServerContext {
 
     // Runs every complete request in the input, then sends the replies.
     void Process() {
+      write_replies_.clear();
       size_t pos = 0;
       while (pos < in_.size() && !closing_) {
         size_t consumed = 0;
@@ -220,7 +222,13 @@ class RespServer::Impl : public ServerContext {
           break;
         }
         try {
-          server_->dispatcher_.Execute(&client_, argv_, &out_);
+          const size_t reply_at = out_.size();
+          const bool wrote = server_->dispatcher_.Execute(&client_, argv_, &out_);
+          // A write's success reply waits on WaitDurable below; its error
+          // replies say that nothing was changed, durable or not.
+          if (wrote && out_.size() > reply_at && out_[reply_at] != '-') {
+            write_replies_.emplace_back(reply_at, out_.size());
+          }
         } catch (const std::exception&) {
           // E.g. bad_alloc for a reply too big to build: this client goes,
           // the server stays.
@@ -238,8 +246,32 @@ class RespServer::Impl : public ServerContext {
       if (!closing_ && in_.size() + partial_ > server_->options_.max_query_buffer) {
         return Shutdown();
       }
+      ConfirmWrites();
       Flush();
       Read();
+    }
+
+    // Once per batch, before its replies go out: with fsync=always a write
+    // is answered only once it is durable (one wait covers the batch, the
+    // log's group commit covers the connections).  When that fails, each
+    // write's success reply becomes the MISCONF error: its change is in
+    // memory, but the client must not take it as saved.
+    void ConfirmWrites() {
+      if (write_replies_.empty()) return;
+      std::string error;
+      if (!server_->dispatcher_.WaitDurable(&error)) {
+        std::string line;
+        ReplyWriter(&line).Error(error);
+        std::string rebuilt;
+        size_t at = 0;
+        for (const auto& [begin, end] : write_replies_) {
+          rebuilt.append(out_, at, begin - at).append(line);
+          at = end;
+        }
+        rebuilt.append(out_, at, std::string::npos);
+        out_.swap(rebuilt);
+      }
+      write_replies_.clear();
     }
 
     // Starts writing the pending replies unless a write is under way; closes
@@ -289,6 +321,8 @@ class RespServer::Impl : public ServerContext {
     bool closed_ = false;          // the socket is closed
     size_t partial_ = 0;           // bytes of the request in progress the parser holds
     std::vector<std::string> argv_;
+    // [begin, end) in out_ of this batch's write success replies.
+    std::vector<std::pair<size_t, size_t>> write_replies_;
     ClientState client_;
     mutable Mutex info_mu_;
     ClientState shown_ ABSL_GUARDED_BY(info_mu_);

@@ -4,6 +4,7 @@
 #include "host_flags.h"
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 #include <string>
 #include <utility>
@@ -31,7 +32,13 @@ const char kHostUsage[] =
     "  -d NAME=VALUE            a PHP INI setting (repeatable); ephpm.* settings build the\n"
     "                           store: memory_limit, eviction_policy, compression,\n"
     "                           compression_threshold, compression_level, max_value_size,\n"
-    "                           shards\n"
+    "                           shards, persistence (off|log), data_dir, fsync\n"
+    "  --data-dir DIR           keep the store across restarts in DIR (an append-only log\n"
+    "                           and snapshots; created when missing; one process at a time)\n"
+    "  --fsync MODE             when the log is fsynced: always (a write is answered once\n"
+    "                           it is durable), everysec (default) or no (needs --data-dir)\n"
+    "  --check-data DIR         print what a start with --data-dir DIR would load, change\n"
+    "                           nothing, and exit (1 when a start would refuse the dir)\n"
     "  -c FILE                  load this php.ini (default: none, not even the system's)\n"
     "  --workers N              PHP worker threads (default: one per core with a\n"
     "                           thread-safe PHP; a non-thread-safe PHP has exactly one)\n"
@@ -73,8 +80,45 @@ bool IsNodeIdChar(char c) {
          c == '_' || c == '-';
 }
 
+// What the persistence flags said, checked together after the last one.
+struct PersistenceFlags {
+  std::string mode;        // -d ephpm.persistence: "", "off" or "log"
+  std::string fsync_flag;  // the flag that set the fsync policy, for messages
+};
+
+// ephpm.persistence, ephpm.data_dir, ephpm.fsync (also from --data-dir and
+// --fsync): the edges' settings, which core's ApplySetting does not know.
+// `name` without "ephpm.".  "" when accepted, else the message's tail.
+std::string ApplyPersistenceSetting(const std::string& name, const std::string& value, HostFlags* f,
+                                    PersistenceFlags* p) {
+  if (name == "persistence") {
+    // php.ini's parser turns a bare Off into "", as for ephpm.compression.
+    if (value.empty() || EqualsIgnoreCase(value, "off")) {
+      p->mode = "off";
+    } else if (EqualsIgnoreCase(value, "log")) {
+      p->mode = "log";
+    } else {
+      return "must be off or log";
+    }
+  } else if (name == "data_dir") {
+    f->store.persistence.data_dir = value;
+  } else {
+    std::string lower = value;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (!ParseFsyncPolicy(lower, &f->store.persistence.fsync)) {
+      return "must be always, everysec or no";
+    }
+  }
+  return "";
+}
+
+bool IsPersistenceSetting(const std::string& name) {
+  return name == "persistence" || name == "data_dir" || name == "fsync";
+}
+
 // -d NAME=VALUE and --memory-limit VALUE (a = the flag, v = its value).
-std::string ApplyIni(const std::string& a, const std::string& v, HostFlags* f) {
+std::string ApplyIni(const std::string& a, const std::string& v, HostFlags* f,
+                     PersistenceFlags* p) {
   std::string name = "ephpm.memory_limit", setting = v;
   if (a == "-d") {
     const size_t eq = v.find('=');
@@ -84,7 +128,11 @@ std::string ApplyIni(const std::string& a, const std::string& v, HostFlags* f) {
   }
   // A store setting (ephpm.* but not ephpm.session_*) builds the store here
   // and is passed on to PHP as well, so that ini_get() and phpinfo() show it.
-  if (name.compare(0, 6, "ephpm.") == 0 && name.compare(6, 8, "session_") != 0) {
+  if (name.compare(0, 6, "ephpm.") == 0 && IsPersistenceSetting(name.substr(6))) {
+    const std::string err = ApplyPersistenceSetting(name.substr(6), setting, f, p);
+    if (!err.empty()) return name + " " + err;
+    if (name == "ephpm.fsync") p->fsync_flag = "-d ephpm.fsync";
+  } else if (name.compare(0, 6, "ephpm.") == 0 && name.compare(6, 8, "session_") != 0) {
     const std::string err = ApplySetting(name.substr(6), setting, &f->store);
     if (!err.empty()) return name + " " + err;
   }
@@ -118,6 +166,8 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
   HostFlagsResult result;
   HostFlags& f = result.flags;
   bool cluster_flags = false;  // some --cluster-* other than --cluster-node-id
+  bool check_data = false;     // --check-data given
+  PersistenceFlags persistence;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     std::string v;
@@ -166,8 +216,20 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
       (a == "--max-body-size" ? f.max_body_bytes : f.max_header_bytes) = n;
     } else if (a == "-d" || a == "--memory-limit") {
       if (!value()) return Error(a + " needs a value");
-      const std::string err = ApplyIni(a, v, &f);
+      const std::string err = ApplyIni(a, v, &f, &persistence);
       if (!err.empty()) return Error(err);
+    } else if (a == "--data-dir") {
+      if (!value() || v.empty()) return Error("--data-dir needs a directory");
+      f.store.persistence.data_dir = v;
+    } else if (a == "--fsync") {
+      if (!value() || !ApplyPersistenceSetting("fsync", v, &f, &persistence).empty()) {
+        return Error("--fsync must be always, everysec or no");
+      }
+      persistence.fsync_flag = "--fsync";
+    } else if (a == "--check-data") {
+      if (!value() || v.empty()) return Error("--check-data needs a directory");
+      f.check_data_dir = v;
+      check_data = true;
     } else if (a == "-c") {
       if (!value()) return Error("-c needs a php.ini path");
       f.ini_file = v;
@@ -218,6 +280,10 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
       return Error("unknown argument '" + a + "'", /*show_usage=*/true);
     }
   }
+  if (check_data) {
+    result.action = Action::kCheckData;
+    return result;
+  }
   if (f.docroot.empty() && !f.want_resp) {
     return Error("nothing to serve: give --docroot DIR and/or --resp ADDR", /*show_usage=*/true);
   }
@@ -230,8 +296,50 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
                  std::to_string(f.cluster.request_timeout_ms) +
                  "): a routed request would always arrive too late");
   }
+  std::string& data_dir = f.store.persistence.data_dir;
+  if (persistence.mode == "log" && data_dir.empty()) {
+    return Error("ephpm.persistence=log needs a data dir: give --data-dir DIR");
+  }
+  if (persistence.mode == "off" && !data_dir.empty()) {
+    return Error("ephpm.persistence=off contradicts the data dir " + data_dir +
+                 " (a data dir turns persistence on)");
+  }
+  if (!persistence.fsync_flag.empty() && data_dir.empty()) {
+    return Error(persistence.fsync_flag + " needs --data-dir: without a data dir nothing is " +
+                 "written to disk");
+  }
+  if (!data_dir.empty()) {
+    // What the store uses, for ini_get() and phpinfo() (later entries win).
+    f.ini.emplace_back("ephpm.persistence", "log");
+    f.ini.emplace_back("ephpm.data_dir", data_dir);
+    f.ini.emplace_back("ephpm.fsync", FsyncPolicyName(f.store.persistence.fsync));
+  }
   f.resp.max_bulk_len = f.store.max_value_size;
   return result;
+}
+
+std::string CheckDataText(const CheckDataReport& r) {
+  std::string out;
+  auto line = [&out](const char* name, const std::string& value) {
+    out.append(name).append(": ").append(value).append("\n");
+  };
+  auto num = [](uint64_t v) { return std::to_string(v); };
+  line("ok", r.ok ? "yes" : "no");
+  if (!r.ok) line("error", r.error);
+  line("snapshot", r.snapshot.empty() ? "none" : r.snapshot);
+  line("snapshot_records", num(r.snapshot_records));
+  line("logs", r.logs.empty() ? "none" : r.logs);
+  line("log_records", num(r.log_records));
+  line("keys", num(r.keys));
+  line("expired", num(r.expired));
+  line("value_bytes", num(r.value_bytes));
+  if (r.torn_file.empty()) {
+    line("torn_tail", "none");
+  } else {
+    line("torn_tail", r.torn_file + " at offset " + num(r.torn_offset) + ", " + num(r.torn_bytes) +
+                          " bytes a start would cut");
+  }
+  return out;
 }
 
 }  // namespace ephpm

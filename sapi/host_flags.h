@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ephpm/options.h"
+#include "ephpm/persistence.h"
 #include "node.h"
 #include "resp/server.h"
 
@@ -47,15 +48,19 @@ struct HostFlags {
   cluster::ClusterOptions cluster;
   bool want_cluster = false;  // --cluster-node-id given
   LogLevel log_level = LogLevel::kInfo;
+  // --check-data DIR: report what a start would load from DIR, then exit.
+  std::string check_data_dir;
 };
 
 // What the command line asks for.
 struct HostFlagsResult {
   enum class Action {
-    kRun,    // serve with `flags`
-    kHelp,   // print kHostUsage to stdout, exit 0
-    kError,  // print "ephpm: <error>" to stderr (after kHostUsage when
-             // show_usage), exit 2
+    kRun,        // serve with `flags`
+    kHelp,       // print kHostUsage to stdout, exit 0
+    kCheckData,  // run CheckData(flags.check_data_dir): CheckDataText to
+                 // stdout and exit 0, or "ephpm: <error>" to stderr and exit 1
+    kError,      // print "ephpm: <error>" to stderr (after kHostUsage when
+                 // show_usage), exit 2
   };
   Action action = Action::kRun;
   HostFlags flags;          // meaningful for kRun only
@@ -65,10 +70,17 @@ struct HostFlagsResult {
 
 // Parses the arguments after the program name, left to right.  The first
 // bad argument is the error; -h/--help wins only when it comes before any
-// bad argument.  After the last argument, the combination is checked: there
-// must be something to serve, --cluster-* flags need --cluster-node-id, and
-// the clock skew must stay below the request timeout.
+// bad argument.  After the last argument, the combination is checked:
+// --check-data needs nothing else; otherwise there must be something to
+// serve, --cluster-* flags need --cluster-node-id, the clock skew must stay
+// below the request timeout, and the persistence settings must agree (a
+// data dir, from --data-dir or -d ephpm.data_dir, turns persistence on;
+// -d ephpm.persistence=log needs one, --fsync / -d ephpm.fsync too).
 HostFlagsResult ParseHostFlags(const std::vector<std::string>& args);
+
+// The lines `ephpm --check-data DIR` prints for a report, "name: value\n"
+// each.
+std::string CheckDataText(const CheckDataReport& report);
 
 }  // namespace ephpm
 

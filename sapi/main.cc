@@ -5,6 +5,8 @@
 //   ephpm --docroot examples/                    HTTP on 127.0.0.1:8131
 //   ephpm --docroot app/ --resp 127.0.0.1:6380   ... and RESP
 //   ephpm --resp 127.0.0.1:6380                  RESP only
+//   ephpm ... --data-dir /var/lib/ephpm          the store survives restarts
+//   ephpm --check-data /var/lib/ephpm            what a start would load
 //   ephpm ... --cluster-node-id b --cluster-join 127.0.0.1:7000
 //                                                one node of a cluster
 
@@ -70,6 +72,15 @@ int main(int argc, char** argv) {
     case ephpm::HostFlagsResult::Action::kError:
       if (parsed.show_usage) std::fputs(ephpm::kHostUsage, stderr);
       return Fail(parsed.error);
+    case ephpm::HostFlagsResult::Action::kCheckData: {
+      const ephpm::CheckDataReport report = ephpm::CheckData(parsed.flags.check_data_dir);
+      if (!report.ok) {
+        std::fprintf(stderr, "ephpm: %s\n", report.error.c_str());
+        return 1;
+      }
+      std::fputs(ephpm::CheckDataText(report).c_str(), stdout);
+      return 0;
+    }
     case ephpm::HostFlagsResult::Action::kRun:
       break;
   }
@@ -94,8 +105,21 @@ int main(int argc, char** argv) {
     if (!node->Listen(&error)) return Fail(error);
     flags.store.replicator = node.get();
   }
+  // With a data dir this loads it, and refuses (naming the dir) one that
+  // cannot be used or that another process holds, before anything is served.
   auto store = ephpm::Store::Create(flags.store, &error);
   if (!store) return Fail(error);
+  if (!flags.store.persistence.data_dir.empty()) {
+    const ephpm::PersistenceInfo p = store->persistence_info();
+    Log(Level::kInfo,
+        "persistence: " + flags.store.persistence.data_dir + " (fsync " +
+            ephpm::FsyncPolicyName(p.fsync) + "): loaded " + std::to_string(p.loaded_keys) +
+            " keys from " + std::to_string(p.loaded_records) + " records in " +
+            std::to_string(p.load_ms) + " ms" +
+            (p.truncated_bytes > 0
+                 ? ", cut a torn tail of " + std::to_string(p.truncated_bytes) + " bytes"
+                 : ""));
+  }
   if (node) {
     node->Attach(store.get());
     node->Start();
@@ -183,5 +207,7 @@ int main(int argc, char** argv) {
 #endif
   if (resp_server) resp_server->Stop();
   if (node) node->Stop();
+  // Returning destroys the store (before the node it publishes to), whose
+  // log is flushed and fsynced on the way: never _exit() from here.
   return 0;
 }

@@ -3,7 +3,9 @@
  *
  * Locking, as php-fpm's files handler does it but with a lock that is
  * actually correct:
- *  - PS_READ takes "<prefix>_lock:{sid}" with set_nx, the value a fresh
+ *  - PS_READ takes "<prefix>_lock:{sid}" with set_nx_ephemeral (set_nx with
+ *    a host table from before it): a lock the store neither logs nor
+ *    restores, since its holder dies with the process; the value a fresh
  *    128-bit token from PHP's CSPRNG (32 hex characters), with a TTL
  *    (ephpm.session_lock_ttl_ms).  On contention it waits on the lock key
  *    through the store's wait op, backing off from
@@ -63,6 +65,7 @@ typedef struct {
   zend_string *lock_key;  /* "<prefix>_lock:{sid}" */
   char token[33];         /* 32 lowercase hex characters, NUL-terminated */
   lock_state lock;
+  bool lock_ephemeral;    /* taken with set_nx_ephemeral: in no log */
   /* Non-NULL ("readonly" or "fail", for messages) when the lock was not
    * taken and ephpm.session_lock_failure forbids changing the stored data
    * (readonly, or fail for the calls a user's error handler makes before
@@ -150,6 +153,23 @@ static zend_result finish(const ps_messages *m, zend_result result) {
   return result;
 }
 
+/* A store status for a message: a refusal for the log names its reason, in
+ * Redis's words for a write refused while its AOF cannot be written. */
+static const char *status_text(const ephpm_kv_ops *ops, int st, char *buf, size_t len) {
+  if (st != EPHPM_KV_PERSISTENCE_ERROR) return ephpm_kv_status_name(st);
+  ephpm_kv_persistence *ps = NULL;
+  const char *reason = NULL;
+  if (EPHPM_KV_OPS_HAS(ops, persistence_state) &&
+      ops->persistence_state(ops->ctx, &ps) == EPHPM_KV_OK && ps != NULL &&
+      ps->write_error != NULL && ps->write_error[0] != '\0') {
+    reason = ps->write_error;
+  }
+  snprintf(buf, len, "Errors writing to the AOF file: %s",
+           reason != NULL ? reason : ephpm_kv_status_name(st));
+  free(ps);
+  return buf;
+}
+
 /* ---- keys ------------------------------------------------------------------ */
 
 static zend_string *make_key(const char *suffix, const zend_string *sid) {
@@ -217,11 +237,18 @@ static void release_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d, ps_messages 
     return;
   }
   int deleted = 0;
-  const int st = ops->del_if_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token,
-                                32, &deleted);
+  int st = ops->del_if_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token, 32,
+                          &deleted);
+  if (st == EPHPM_KV_PERSISTENCE_ERROR && d->lock_ephemeral) {
+    /* The compare-and-delete ran (its change stays in memory); only making
+     * this thread's changes durable failed, which the release of a lock
+     * that is in no log never needed. */
+    st = EPHPM_KV_OK;
+  }
   if (st != EPHPM_KV_OK) {
+    char text[320];
     note(m, E_WARNING, "Session %s: releasing the session lock failed: %s", sid_for_messages(d),
-         ephpm_kv_status_name(st));
+         status_text(ops, st, text, sizeof text));
     return;
   }
   if (!deleted && was == LOCK_HELD) {
@@ -274,10 +301,18 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d, ps
   ephpm_session_sleeper sleeper = atomic_load(&sleeper_override);
   if (sleeper == NULL) sleeper = ephpm_session_default_sleeper;
 
+  /* The lock's holder is this request: when the process dies, so does the
+   * holder, so the lock must not come back with the data at the next start
+   * (an ephemeral entry is neither logged nor snapshotted). */
+  const bool ephemeral = EPHPM_KV_OPS_HAS(ops, set_nx_ephemeral);
+  d->lock_ephemeral = ephemeral;
   for (;;) {
     int inserted = 0;
-    const int st = ops->set_nx(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token,
-                               32, ttl_ms, &inserted);
+    const int st = ephemeral ? ops->set_nx_ephemeral(ops->ctx, ZSTR_VAL(d->lock_key),
+                                                     ZSTR_LEN(d->lock_key), d->token, 32, ttl_ms,
+                                                     &inserted)
+                             : ops->set_nx(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key),
+                                           d->token, 32, ttl_ms, &inserted);
     if (st == EPHPM_KV_OWNER_UNREACHABLE) {
       /* Not contention: one attempt, then on without the confirmation.  The
        * token is kept: if the grant landed anyway, close releases it. */
@@ -288,7 +323,9 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d, ps
       return ACQ_UNCONFIRMED;
     }
     if (st != EPHPM_KV_OK) {
-      snprintf(why, why_len, "taking the session lock failed: %s", ephpm_kv_status_name(st));
+      char text[320];
+      snprintf(why, why_len, "taking the session lock failed: %s",
+               status_text(ops, st, text, sizeof text));
       return ACQ_FAILED;
     }
     if (inserted) {
@@ -523,8 +560,9 @@ static zend_result write_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_st
                   ZSTR_LEN(val), ttl_ms);
   }
   if (st != EPHPM_KV_OK) {
+    char text[320];
     note(m, E_WARNING, "Session %s: writing the session data failed: %s", sid_for_messages(d),
-         ephpm_kv_status_name(st));
+         status_text(ops, st, text, sizeof text));
     return FAILURE;
   }
   return SUCCESS;
@@ -630,8 +668,9 @@ static zend_result destroy_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, ps_me
     st = ops->del(ops->ctx, ZSTR_VAL(d->data_key), ZSTR_LEN(d->data_key), &removed);
   }
   if (st != EPHPM_KV_OK) {
+    char text[320];
     note(m, E_WARNING, "Session %s: destroying the session failed: %s", sid_for_messages(d),
-         ephpm_kv_status_name(st));
+         status_text(ops, st, text, sizeof text));
     return FAILURE;
   }
   return SUCCESS;

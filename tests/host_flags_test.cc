@@ -264,3 +264,100 @@ TEST_CASE("host flags: --log-level", "[host_flags]") {
   CHECK(Err(Resp({"--log-level", "DEBUG"})) == "--log-level must be error, warn, info or debug");
   CHECK(Err(Resp({"--log-level"})) == "--log-level needs a level");
 }
+
+TEST_CASE("host flags: --data-dir turns persistence on, --fsync sets its policy", "[host_flags]") {
+  const HostFlags off = Ok(Resp({}));
+  CHECK(off.store.persistence.data_dir.empty());
+  CHECK(off.check_data_dir.empty());
+
+  const HostFlags on = Ok(Resp({"--data-dir", "/var/lib/ephpm"}));
+  CHECK(on.store.persistence.data_dir == "/var/lib/ephpm");
+  CHECK(on.store.persistence.fsync == ephpm::FsyncPolicy::kEverySec);
+  // PHP sees what the store uses.
+  const std::vector<std::pair<std::string, std::string>> tail(on.ini.end() - 3, on.ini.end());
+  CHECK(tail ==
+        std::vector<std::pair<std::string, std::string>>{{"ephpm.persistence", "log"},
+                                                         {"ephpm.data_dir", "/var/lib/ephpm"},
+                                                         {"ephpm.fsync", "everysec"}});
+
+  CHECK(Ok(Resp({"--data-dir", "d", "--fsync", "always"})).store.persistence.fsync ==
+        ephpm::FsyncPolicy::kAlways);
+  CHECK(Ok(Resp({"--fsync", "no", "--data-dir", "d"})).store.persistence.fsync ==
+        ephpm::FsyncPolicy::kNo);
+  CHECK(Ok(Resp({"--data-dir", "d", "--fsync", "EverySec"})).store.persistence.fsync ==
+        ephpm::FsyncPolicy::kEverySec);
+}
+
+TEST_CASE("host flags: -d ephpm.persistence, ephpm.data_dir and ephpm.fsync", "[host_flags]") {
+  HostFlags f = Ok(
+      Resp({"-d", "ephpm.persistence=log", "-d", "ephpm.data_dir=/d", "-d", "ephpm.fsync=always"}));
+  CHECK(f.store.persistence.data_dir == "/d");
+  CHECK(f.store.persistence.fsync == ephpm::FsyncPolicy::kAlways);
+  CHECK(f.ini.back() == std::make_pair(std::string("ephpm.fsync"), std::string("always")));
+  // A data dir alone turns it on, as --data-dir does.
+  CHECK(Ok(Resp({"-d", "ephpm.data_dir=/d"})).store.persistence.data_dir == "/d");
+  // off (or php.ini's bare Off, "") without a data dir is the default.
+  CHECK(Ok(Resp({"-d", "ephpm.persistence=off"})).store.persistence.data_dir.empty());
+  CHECK(Ok(Resp({"-d", "ephpm.persistence="})).store.persistence.data_dir.empty());
+  CHECK(Ok(Resp({"-d", "ephpm.persistence=LOG", "--data-dir", "/d"})).store.persistence.data_dir ==
+        "/d");
+}
+
+TEST_CASE("host flags: persistence errors", "[host_flags]") {
+  CHECK(Err(Resp({"--data-dir"})) == "--data-dir needs a directory");
+  CHECK(Err(Resp({"--data-dir", ""})) == "--data-dir needs a directory");
+  CHECK(Err(Resp({"--data-dir", "d", "--fsync", "sometimes"})) ==
+        "--fsync must be always, everysec or no");
+  CHECK(Err(Resp({"--fsync"})) == "--fsync must be always, everysec or no");
+  CHECK(Err(Resp({"--fsync", "always"})) ==
+        "--fsync needs --data-dir: without a data dir nothing is written to disk");
+  CHECK(Err(Resp({"-d", "ephpm.fsync=no"})) ==
+        "-d ephpm.fsync needs --data-dir: without a data dir nothing is written to disk");
+  CHECK(Err(Resp({"-d", "ephpm.fsync=weekly"})) == "ephpm.fsync must be always, everysec or no");
+  CHECK(Err(Resp({"-d", "ephpm.persistence=rdb"})) == "ephpm.persistence must be off or log");
+  CHECK(Err(Resp({"-d", "ephpm.persistence=log"})) ==
+        "ephpm.persistence=log needs a data dir: give --data-dir DIR");
+  CHECK(Err(Resp({"-d", "ephpm.persistence=off", "--data-dir", "/d"})) ==
+        "ephpm.persistence=off contradicts the data dir /d (a data dir turns persistence on)");
+}
+
+TEST_CASE("host flags: --check-data needs nothing else", "[host_flags]") {
+  HostFlagsResult r = ParseHostFlags({"--check-data", "/var/lib/ephpm"});
+  CHECK(r.action == Action::kCheckData);
+  CHECK(r.flags.check_data_dir == "/var/lib/ephpm");
+  CHECK(Err({"--check-data"}) == "--check-data needs a directory");
+  CHECK(Err({"--check-data", ""}) == "--check-data needs a directory");
+  // A bad argument beside it is still an error.
+  CHECK(Err({"--check-data", "d", "--workers", "0"}) == "--workers needs a number from 1 to 1024");
+  const std::string usage = ephpm::kHostUsage;
+  for (const char* flag : {"--data-dir DIR", "--fsync MODE", "--check-data DIR"}) {
+    INFO(flag);
+    CHECK(usage.find(flag) != std::string::npos);
+  }
+}
+
+TEST_CASE("host flags: the --check-data report's lines", "[host_flags]") {
+  ephpm::CheckDataReport r;
+  r.ok = true;
+  r.snapshot = "snap.3";
+  r.snapshot_records = 10;
+  r.logs = "log.4 log.5";
+  r.log_records = 7;
+  r.keys = 12;
+  r.expired = 2;
+  r.value_bytes = 345;
+  CHECK(ephpm::CheckDataText(r) ==
+        "ok: yes\nsnapshot: snap.3\nsnapshot_records: 10\nlogs: log.4 log.5\n"
+        "log_records: 7\nkeys: 12\nexpired: 2\nvalue_bytes: 345\ntorn_tail: none\n");
+  r.torn_file = "log.5";
+  r.torn_offset = 100;
+  r.torn_bytes = 9;
+  r.snapshot.clear();
+  CHECK(ephpm::CheckDataText(r).find("snapshot: none\n") != std::string::npos);
+  CHECK(ephpm::CheckDataText(r).find(
+            "torn_tail: log.5 at offset 100, 9 bytes a start would cut\n") != std::string::npos);
+  r.ok = false;
+  r.error = "log.4: corrupt record at offset 40";
+  CHECK(ephpm::CheckDataText(r).rfind("ok: no\nerror: log.4: corrupt record at offset 40\n", 0) ==
+        0);
+}

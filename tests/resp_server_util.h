@@ -210,8 +210,12 @@ class Client {
 };
 
 // A Store on a manual clock (no sweeper) served on a free loopback port.
+// The clock starts at start_ms (persistence tests start it at the wall
+// clock's now, so that what a restart loads is judged by a plausible time).
 struct Fixture {
-  explicit Fixture(RespServerOptions o = {}, StoreOptions so = {}) {
+  explicit Fixture(RespServerOptions o = {}, StoreOptions so = {},
+                   int64_t start_ms = 1'700'000'000'000)
+      : clock(start_ms) {
     so.clock = &clock;
     so.sweep_interval_ms = 0;
     std::string error;
