@@ -2,7 +2,7 @@
 //
 //   persist_crash_test --ephpm PATH [--iterations 12] [--seed N] [--modes always,everysec]
 //                      [--writers 4] [--window-ms 2000] [--rewrite-every 3]
-//                      [--host-arg ARG]... [--keep]
+//                      [--load-kill-every 4] [--host-arg ARG]... [--keep]
 //   persist_crash_test --disk-full --ephpm PATH [--modes always,everysec] [--php] [--keep]
 //
 // Crash mode: per fsync mode, one `ephpm --resp --data-dir D --fsync MODE`;
@@ -97,6 +97,7 @@ struct Config {
   int delay_min_ms = 200, delay_max_ms = 1500;
   int64_t window_ms = 2000;
   int rewrite_every = 3;  // every n-th iteration sends BGREWRITEAOF before the kill
+  int load_kill_every = 4;  // every n-th restart is killed while it loads, then made again
   std::vector<std::string> host_args;
   bool disk_full = false;
   bool php = false;  // disk-full mode: also check the PHP functions over HTTP
@@ -164,6 +165,9 @@ bool ParseArgs(int argc, char** argv, Config* c, std::string* error) {
     } else if (a == "--rewrite-every") {
       if (!number(&n)) return false;
       c->rewrite_every = static_cast<int>(n);
+    } else if (a == "--load-kill-every") {
+      if (!number(&n)) return false;
+      c->load_kill_every = static_cast<int>(n);
     } else if (a == "--host-arg") {
       if (!value(&v)) return false;
       c->host_args.push_back(v);
@@ -249,6 +253,19 @@ class Host {
     return true;
   }
 
+  // Starts it without waiting; whether it has listened since is Listened().
+  bool Spawn(std::string* error) {
+    std::vector<std::string> argv = {c_.ephpm,      "--resp",  "127.0.0.1:" + std::to_string(port_),
+                                     "--data-dir", data_dir_, "--fsync",
+                                     mode_};
+    argv.insert(argv.end(), c_.host_args.begin(), c_.host_args.end());
+    spawned_from_ = FileSize(log_);
+    return child_.Spawn(argv, log_, error);
+  }
+  bool Listened() const {
+    return !WaitForLine(child_, log_, spawned_from_, "resp listening on ", 0).empty();
+  }
+
   void Kill() { child_.Kill(); }
   uint16_t http_port() const { return http_port_; }
   bool Terminate(std::string* how) { return child_.Terminate(20000, how); }
@@ -263,6 +280,7 @@ class Host {
   std::string mode_;
   std::string docroot_;
   uint16_t http_port_ = 0;
+  size_t spawned_from_ = 0;
   Child child_;
 };
 
@@ -669,6 +687,7 @@ struct ModeTally {
   int rewrite_running_kills = 0;  // ... 0-19 ms before the kill, still running then
   int rewrite_done_kills = 0;     // ... that completed before the kill
   int torn_tails = 0;             // kills after which --check-data saw a torn tail
+  int load_kills = 0;             // restarts killed while they loaded
   int64_t keys = 0;
   int64_t took_us = 0;
   bool failed = false;
@@ -788,6 +807,22 @@ bool RunMode(const Config& c, const std::string& mode, ModeTally* t, std::string
     const std::string torn = checked.count("torn_tail") ? checked.at("torn_tail") : "?";
     if (torn != "none") ++t->torn_tails;
 
+    // Now and then a second crash, while the restart loads (or has just
+    // cut a torn tail, removed old files, begun a new log): the data dir
+    // must survive that too.
+    std::string load_kill_note;
+    if (c.load_kill_every > 0 && it % c.load_kill_every == 0) {
+      const int64_t within_ms = std::max<int64_t>(1, t->max_restart_us / 1000);
+      const int64_t after_ms = static_cast<int64_t>(rng() % static_cast<uint64_t>(within_ms));
+      if (!host.Spawn(error)) return false;
+      SleepMs(after_ms);
+      const bool listened = host.Listened();
+      host.Kill();
+      ++t->load_kills;
+      load_kill_note = "; killed again " + std::to_string(after_ms) + " ms into the restart (" +
+                       (listened ? "it had listened" : "still loading") + ")";
+    }
+
     int64_t restart_us = 0;
     if (!host.Start(&restart_us, error)) {
       Say("%s #%d: the store did not load after the crash", mode.c_str(), it);
@@ -821,10 +856,10 @@ bool RunMode(const Config& c, const std::string& mode, ModeTally* t, std::string
       check_failure += "  ephpm --check-data said keys: " + checked.at("keys") +
                        ", the start loaded " + std::to_string(present.size()) + "\n";
     }
-    Say("%s #%d: %" PRId64 " ms of writes%s; %" PRId64 " acknowledged, %" PRId64
+    Say("%s #%d: %" PRId64 " ms of writes%s%s; %" PRId64 " acknowledged, %" PRId64
         " in flight (%" PRId64 " landed); lost %" PRId64 " on %" PRId64
         " keys, window %.3f s; restart %.0f ms, %zu keys; torn tail: %s; %s",
-        mode.c_str(), it, delay_ms, rewrite_note.c_str(), v.acked, v.unacked, v.unacked_landed,
+        mode.c_str(), it, delay_ms, rewrite_note.c_str(), load_kill_note.c_str(), v.acked, v.unacked, v.unacked_landed,
         v.lost, v.lost_keys, static_cast<double>(v.window_us) / 1e6,
         static_cast<double>(restart_us) / 1e3, present.size(), torn.c_str(),
         LoadFigures(info).c_str());
@@ -868,14 +903,15 @@ int RunCrash(const Config& c) {
     tallies.push_back(t);
   }
   std::printf("\n| fsync | iterations | acknowledged | in flight (landed) | lost (keys) | "
-              "largest window | BGREWRITEAOF (running at the kill, completed) | torn tails | keys at end | "
-              "slowest restart | time |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+              "largest window | BGREWRITEAOF (running at the kill, completed) | torn tails | "
+              "restarts killed | keys at end | slowest restart | time "
+              "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const ModeTally& t : tallies) {
     std::printf("| %s | %d | %" PRId64 " | %" PRId64 " (%" PRId64 ") | %" PRId64 " (%" PRId64
-                ") | %.3f s | %d (%d, %d) | %d | %" PRId64 " | %.0f ms | %.1f s |%s\n",
+                ") | %.3f s | %d (%d, %d) | %d | %d | %" PRId64 " | %.0f ms | %.1f s |%s\n",
                 t.mode.c_str(), t.iterations, t.acked, t.unacked, t.unacked_landed, t.lost,
                 t.lost_keys, static_cast<double>(t.max_window_us) / 1e6, t.rewrite_kills,
-                t.rewrite_running_kills, t.rewrite_done_kills, t.torn_tails, t.keys, static_cast<double>(t.max_restart_us) / 1e3,
+                t.rewrite_running_kills, t.rewrite_done_kills, t.torn_tails, t.load_kills, t.keys, static_cast<double>(t.max_restart_us) / 1e3,
                 static_cast<double>(t.took_us) / 1e6, t.failed ? " FAILED" : "");
   }
   std::printf("seed %" PRIu64 ": %s\n", c.seed, failed ? "FAILED" : "clean");
