@@ -1,13 +1,14 @@
 // The persistence crash test with real processes (issue 14).
 //
 //   persist_crash_test --ephpm PATH [--iterations 12] [--seed N] [--modes always,everysec]
-//                      [--writers 4] [--window-ms 2000] [--rewrite-every 3]
+//                      [--writers 4] [--pipelined-writers 1] [--window-ms 2000]
+//                      [--rewrite-every 3]
 //                      [--load-kill-every 4] [--host-arg ARG]... [--keep]
 //   persist_crash_test --disk-full --ephpm PATH [--modes always,everysec] [--php] [--keep]
 //
 // Crash mode: per fsync mode, one `ephpm --resp --data-dir D --fsync MODE`;
-// writer threads (one connection each) SET, INCR, HSET, DEL, EXPIRE keys of
-// their own with values nobody else sends ("w<writer>-<seq>") and record
+// writer threads (one connection each; one sends batches of pipelined
+// requests) SET, INCR, HSET, DEL, EXPIRE keys of their own with values nobody else sends ("w<writer>-<seq>") and record
 // every acknowledgement with its time; after 200-1500 ms (drawn from the
 // seed) the host gets SIGKILL, sometimes right after a BGREWRITEAOF, so that
 // a snapshot is being written when it dies.  It is restarted on the same
@@ -94,6 +95,7 @@ struct Config {
   uint64_t seed = 0;
   std::vector<std::string> modes = {"always", "everysec"};
   int writers = 4;
+  int pipelined_writers = 1;  // of those, how many send batches of requests
   int delay_min_ms = 200, delay_max_ms = 1500;
   int64_t window_ms = 2000;
   int rewrite_every = 3;  // every n-th iteration sends BGREWRITEAOF before the kill
@@ -160,6 +162,9 @@ bool ParseArgs(int argc, char** argv, Config* c, std::string* error) {
     } else if (a == "--writers") {
       if (!number(&n)) return false;
       c->writers = static_cast<int>(std::max<int64_t>(1, n));
+    } else if (a == "--pipelined-writers") {
+      if (!number(&n)) return false;
+      c->pipelined_writers = static_cast<int>(n);
     } else if (a == "--window-ms") {
       if (!number(&c->window_ms)) return false;
     } else if (a == "--rewrite-every") {
@@ -424,7 +429,7 @@ struct Expect {
 
 class Writer {
  public:
-  Writer(int id, uint64_t seed) : id_(id), rng_(seed) {
+  Writer(int id, bool pipelined, uint64_t seed) : id_(id), pipelined_(pipelined), rng_(seed) {
     for (int i = 0; i < kStrings; ++i) keys_["s:" + Id() + ":" + std::to_string(i)];
     for (int i = 0; i < kCounters; ++i) keys_["c:" + Id() + ":" + std::to_string(i)];
     for (int i = 0; i < kHashes; ++i) keys_["h:" + Id() + ":" + std::to_string(i)];
@@ -447,7 +452,9 @@ class Writer {
     acked_ = 0;
   }
 
-  // Writes until `stop` or the connection ends.
+  // Writes until `stop` or the connection ends: one request at a time, or
+  // when pipelined, batches of 2-16 sent in one write (the server answers
+  // a batch once, after its durability wait with fsync=always).
   void Run(uint16_t port, const std::atomic<bool>* stop) {
     RespClient client;
     std::string error;
@@ -455,42 +462,82 @@ class Writer {
       Fail("cannot connect: " + error);
       return;
     }
-    while (!stop->load(std::memory_order_relaxed)) {
-      std::vector<std::string> argv;
-      KeyOp op;
-      Expect expect{Reply::kStatus};
+    struct Sent {
       std::string key;
-      int64_t ttl_us = 0;
-      Next(&argv, &key, &op, &expect, &ttl_us);
-      op.what.clear();
-      for (const std::string& a : argv) op.what += (op.what.empty() ? "" : " ") + a;
-      op.sent_us = NowUs();
-      KeyHistory& h = keys_[key];
-      h.ops.push_back(op);
-      Reply r;
-      const bool answered = client.Call(argv, kCallTimeoutMs, &r, &error);
+      size_t index;  // in keys_[key].ops
+      Expect expect;
+      int64_t ttl_us;
+    };
+    std::vector<Sent> batch;
+    std::vector<std::vector<std::string>> commands;
+    while (!stop->load(std::memory_order_relaxed)) {
+      const size_t n = pipelined_ ? 2 + rng_() % 15 : 1;
+      batch.clear();
+      commands.clear();
+      for (size_t i = 0; i < n; ++i) {
+        std::vector<std::string> argv;
+        KeyOp op;
+        Sent s{"", 0, {Reply::kStatus}, 0};
+        Next(&argv, &s.key, &op, &s.expect, &s.ttl_us);
+        for (const std::string& a : argv) op.what += (op.what.empty() ? "" : " ") + a;
+        KeyHistory& h = keys_[s.key];
+        s.index = h.ops.size();
+        h.ops.push_back(std::move(op));
+        batch.push_back(std::move(s));
+        commands.push_back(std::move(argv));
+      }
+      const int64_t sent_us = NowUs();
+      size_t answered = 0;
+      bool ok = true;
+      const bool all = client.Pipeline(
+          commands, kCallTimeoutMs,
+          [&](size_t i, const Reply& r) {
+            const int64_t now = NowUs();
+            answered = i + 1;
+            const Sent& s = batch[i];
+            KeyOp& op = keys_[s.key].ops[s.index];
+            op.sent_us = sent_us;
+            if (!ok) return;  // after an unexpected reply: unknown outcomes
+            if (r.kind != s.expect.kind || (r.kind == Reply::kInt && r.num != s.expect.num)) {
+              ok = false;
+              Fail("unexpected reply " + r.Text() + " to " + op.what + " (expected " +
+                   (s.expect.kind == Reply::kInt ? ":" + std::to_string(s.expect.num) : "+OK") +
+                   ")");
+              return;
+            }
+            op.acked = true;
+            op.acked_us = now;
+            ++acked_;
+          },
+          &error);
+      // Requests without a reply were sent all the same.  Then the expiry
+      // each EXPIRE set: the store read its clock between our send and the
+      // reply (or, without a reply, the host's death before `now`).  Later
+      // requests of the batch on the same key that kept that TTL carry the
+      // same interval.
       const int64_t now = NowUs();
-      KeyOp& sent = h.ops.back();
-      if (ttl_us > 0) {
-        // The store read its clock between our send and the reply: the
-        // expiry is within [send, reply] + TTL.  Without a reply the host
-        // died before `now`, which bounds it too.
-        sent.after.expiry_lo_us = sent.sent_us + ttl_us;
-        sent.after.expiry_hi_us = now + ttl_us;
+      std::map<std::string, std::pair<int64_t, KeyState>> expiry;  // key -> (provisional lo, fixed)
+      for (size_t i = 0; i < batch.size(); ++i) {
+        KeyOp& op = keys_[batch[i].key].ops[batch[i].index];
+        op.sent_us = sent_us;
+        auto it = expiry.find(batch[i].key);
+        if (batch[i].ttl_us > 0) {
+          const int64_t provisional = op.after.expiry_lo_us;
+          op.after.expiry_lo_us = sent_us + batch[i].ttl_us;
+          op.after.expiry_hi_us = (op.acked ? op.acked_us : now) + batch[i].ttl_us;
+          expiry[batch[i].key] = {provisional, op.after};
+        } else if (it != expiry.end() && op.after.has_ttl &&
+                   op.after.expiry_lo_us == it->second.first) {
+          op.after.expiry_lo_us = it->second.second.expiry_lo_us;
+          op.after.expiry_hi_us = it->second.second.expiry_hi_us;
+        }
       }
-      if (!answered) {
-        Fail("no reply to " + sent.what + ": " + error);
+      if (!all) {
+        Fail("no reply to " + keys_[batch[answered].key].ops[batch[answered].index].what + ": " +
+             error);
         return;
       }
-      const bool ok = r.kind == expect.kind && (r.kind != Reply::kInt || r.num == expect.num);
-      if (!ok) {
-        Fail("unexpected reply " + r.Text() + " to " + sent.what + " (expected " +
-             (expect.kind == Reply::kInt ? ":" + std::to_string(expect.num) : "+OK") + ")");
-        return;
-      }
-      sent.acked = true;
-      sent.acked_us = now;
-      ++acked_;
+      if (!ok) return;
     }
   }
 
@@ -555,8 +602,12 @@ class Writer {
       const int64_t seconds = 3600 + static_cast<int64_t>(rng_() % 82800);
       op->after = cur;
       if (cur.exists) {
+        // Provisional until the reply: any request generated after this
+        // one in the same batch copies it (Run fixes them all).
         op->after.has_ttl = true;
         *ttl_us = seconds * kUs;
+        op->after.expiry_lo_us = NowUs() + *ttl_us;
+        op->after.expiry_hi_us = op->after.expiry_lo_us + kCallTimeoutMs * 1000;
       }
       *argv = {"EXPIRE", *key, std::to_string(seconds)};
       *expect = {Reply::kInt, cur.exists ? 1 : 0};
@@ -575,6 +626,7 @@ class Writer {
   }
 
   int id_;
+  bool pipelined_;
   std::mt19937_64 rng_;
   uint64_t seq_ = 0;
   std::map<std::string, KeyHistory> keys_;
@@ -714,8 +766,10 @@ bool RunMode(const Config& c, const std::string& mode, ModeTally* t, std::string
   std::mt19937_64 rng(c.seed ^ std::hash<std::string>{}(mode));
   std::vector<std::unique_ptr<Writer>> writers;
   for (int i = 0; i < c.writers; ++i) {
-    writers.push_back(std::make_unique<Writer>(i, c.seed ^ (0x9e3779b97f4a7c15ull * (i + 1)) ^
-                                                      std::hash<std::string>{}(mode)));
+    // The last writers pipeline their requests.
+    writers.push_back(std::make_unique<Writer>(
+        i, i >= c.writers - c.pipelined_writers,
+        c.seed ^ (0x9e3779b97f4a7c15ull * (i + 1)) ^ std::hash<std::string>{}(mode)));
   }
   RespClient control;
   if (!Connect(&control, host.port(), error)) return false;

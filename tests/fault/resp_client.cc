@@ -91,6 +91,12 @@ Parse ParseReply(const std::string& in, size_t* pos, Reply* out, int depth = 0) 
   }
 }
 
+// Appends argv as a RESP array of bulk strings.
+void AppendCommand(const std::vector<std::string>& argv, std::string* req) {
+  *req += "*" + std::to_string(argv.size()) + "\r\n";
+  for (const std::string& a : argv) *req += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
+}
+
 }  // namespace
 
 std::string Reply::Text() const {
@@ -154,8 +160,31 @@ bool RespClient::Call(const std::vector<std::string>& argv, int timeout_ms, Repl
     return false;
   }
   const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  std::string req = "*" + std::to_string(argv.size()) + "\r\n";
-  for (const std::string& a : argv) req += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
+  std::string req;
+  AppendCommand(argv, &req);
+  return Send(req, deadline, error) && Read(deadline, out, error);
+}
+
+bool RespClient::Pipeline(const std::vector<std::vector<std::string>>& commands, int timeout_ms,
+                          const std::function<void(size_t, const Reply&)>& on_reply,
+                          std::string* error) {
+  if (fd_ < 0) {
+    *error = "not connected";
+    return false;
+  }
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  std::string req;
+  for (const auto& argv : commands) AppendCommand(argv, &req);
+  if (!Send(req, deadline, error)) return false;
+  for (size_t i = 0; i < commands.size(); ++i) {
+    Reply r;
+    if (!Read(deadline, &r, error)) return false;
+    on_reply(i, r);
+  }
+  return true;
+}
+
+bool RespClient::Send(const std::string& req, Clock::time_point deadline, std::string* error) {
   auto fail = [&](const std::string& why) {
     *error = why;
     Close();
@@ -175,6 +204,15 @@ bool RespClient::Call(const std::vector<std::string>& argv, int timeout_ms, Repl
     }
     return fail(std::string("send: ") + std::strerror(errno));
   }
+  return true;
+}
+
+bool RespClient::Read(Clock::time_point deadline, Reply* out, std::string* error) {
+  auto fail = [&](const std::string& why) {
+    *error = why;
+    Close();
+    return false;
+  };
   for (;;) {
     size_t pos = 0;
     Reply r;

@@ -8,7 +8,9 @@
 #ifndef EPHPM_TESTS_FAULT_RESP_CLIENT_H_
 #define EPHPM_TESTS_FAULT_RESP_CLIENT_H_
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,7 +46,18 @@ class RespClient {
   // connection is then closed and the outcome of the request is unknown.
   bool Call(const std::vector<std::string>& argv, int timeout_ms, Reply* out, std::string* error);
 
+  // Sends every command in one write, then reads their replies in order,
+  // calling on_reply(i, reply) as each arrives, all within timeout_ms.
+  // False with *error as for Call once a reply does not come: the replies
+  // after the last on_reply are unknown outcomes.
+  bool Pipeline(const std::vector<std::vector<std::string>>& commands, int timeout_ms,
+                const std::function<void(size_t, const Reply&)>& on_reply, std::string* error);
+
  private:
+  bool Send(const std::string& req, std::chrono::steady_clock::time_point deadline,
+            std::string* error);
+  bool Read(std::chrono::steady_clock::time_point deadline, Reply* out, std::string* error);
+
   int fd_ = -1;
   std::string in_;
 };
