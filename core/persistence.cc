@@ -19,10 +19,14 @@ namespace {
 
 // The last record this thread appended, and to which engine: WaitDurable
 // waits for it.  A thread that used another store since waits for nothing
-// here (its record went to that store's log).
+// here (its record went to that store's log).  `waited` is the last one
+// already waited for, successfully or not: a failure is reported to the
+// call that made the change, not again to every later call that logged
+// nothing (a lock's release on a full disk).
 struct LastAppend {
   const persist::Engine* engine = nullptr;
   uint64_t seq = 0;
+  uint64_t waited = 0;
 };
 thread_local LastAppend tl_last_append;
 
@@ -44,20 +48,25 @@ struct Copied {
 
 void Store::Impl::LogLocked(const Mutation& m) {
   if (engine_ == nullptr) return;
-  tl_last_append.engine = engine_.get();
-  tl_last_append.seq = engine_->Append(m);
+  LastAppend& last = tl_last_append;
+  if (last.engine != engine_.get()) last = LastAppend{engine_.get(), 0, 0};
+  last.seq = engine_->Append(m);
 }
 
-bool Store::Impl::ApplyRecovered(const Mutation& m) {
+void Store::Impl::ApplyRecovered(const Mutation& m) {
   if (m.kind == Mutation::Kind::kFlush) {
     FlushAll(m);
-    return true;
+    return;
   }
-  if (!KeyOk(m.key)) return true;
+  if (!KeyOk(m.key)) return;
   const HashedKey hk = HashKey(m.key);
   Shard& s = ShardFor(hk);
   const int64_t now = clock_->NowMs();
-  if (m.kind == Mutation::Kind::kSet && !(m.expires_at_ms != 0 && m.expires_at_ms <= now)) {
+  // Records are applied as they say even when their expiry has passed: a
+  // later record may change it (PERSIST after a SET with a TTL), and only
+  // the state after the last one tells.  RemoveExpiredAfterLoad drops what
+  // is then expired.
+  if (m.kind == Mutation::Kind::kSet) {
     Entry fresh;  // built outside the lock
     fresh.type = m.type;
     fresh.expires_at = m.expires_at_ms;
@@ -69,7 +78,7 @@ bool Store::Impl::ApplyRecovered(const Mutation& m) {
       if (!DecodeHash(m.value, fresh.hash.get())) {
         std::fprintf(stderr, "ephpm: the hash record of a key of %zu bytes does not decode; "
                      "skipped\n", m.key.size());
-        return true;
+        return;
       }
       uint64_t fields = 0;
       for (const auto& [f, v] : *fresh.hash) fields += FieldMem(f.size(), v.size());
@@ -89,27 +98,28 @@ bool Store::Impl::ApplyRecovered(const Mutation& m) {
     InstallLocked(s, &it, hk, &fresh, /*force=*/true, now, &unused);
     ForgetTombstoneLocked(s, m.key);
     w.changed = true;
-    return true;
+    return;
   }
   ShardWrite w(&s);
   auto it = s.map.find(hk);
   if (m.kind == Mutation::Kind::kExpire) {
-    if (it == s.map.end()) return true;
-    if (m.expires_at_ms != 0 && m.expires_at_ms <= now) {
-      RemoveLocked(s, it);
-    } else {
-      SetExpiryLocked(s, it, m.expires_at_ms);
-    }
+    if (it == s.map.end()) return;
+    SetExpiryLocked(s, it, m.expires_at_ms);
     w.changed = true;
-    return true;
+    return;
   }
-  // A delete, or a set that has expired since: the key is absent.
   if (it != s.map.end()) RemoveLocked(s, it);
-  if (m.kind == Mutation::Kind::kDelete && !m.stamp.empty()) {
-    TombstoneLocked(s, m.key, m.stamp, now);
-  }
+  if (!m.stamp.empty()) TombstoneLocked(s, m.key, m.stamp, now);
   w.changed = true;
-  return m.kind != Mutation::Kind::kSet;
+}
+
+uint64_t Store::Impl::RemoveExpiredAfterLoad() {
+  uint64_t removed = 0;
+  for (bool more = true; more;) {
+    more = false;
+    removed += Sweep(1024, &more);
+  }
+  return removed;
 }
 
 void Store::Impl::SnapshotWalk(absl::FunctionRef<void(const Mutation&)> emit) const {
@@ -177,6 +187,7 @@ bool Store::Impl::OpenPersistence(std::string* error) {
   engine_ = persist::Engine::Open(
       eo, [this](const Mutation& m) { ApplyRecovered(m); }, &stats, error);
   if (engine_ == nullptr) return false;
+  RemoveExpiredAfterLoad();
   load_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
                  std::chrono::steady_clock::now() - start)
                  .count();
@@ -191,8 +202,12 @@ Status Store::Impl::WritesAllowed() const {
 }
 
 Status Store::Impl::WaitDurable() {
-  if (engine_ == nullptr || tl_last_append.engine != engine_.get()) return Status::kOk;
-  return engine_->WaitDurable(tl_last_append.seq);
+  LastAppend& last = tl_last_append;
+  if (engine_ == nullptr || last.engine != engine_.get() || last.seq == last.waited) {
+    return Status::kOk;
+  }
+  last.waited = last.seq;
+  return engine_->WaitDurable(last.seq);
 }
 
 Status Store::Impl::Rewrite(bool background, std::string* message) {
@@ -227,9 +242,7 @@ CheckDataReport CheckData(const std::string& data_dir) {
   persist::LoadStats stats;
   if (!persist::Load(
           data_dir, /*repair=*/false,
-          [&](const Mutation& m) {
-            if (!impl->ApplyRecovered(m)) ++r.expired;
-          },
+          [&](const Mutation& m) { impl->ApplyRecovered(m); },
           &stats, &error)) {
     r.error = error;
     return r;
@@ -242,6 +255,7 @@ CheckDataReport CheckData(const std::string& data_dir) {
   r.torn_file = stats.torn_file;
   r.torn_offset = stats.torn_offset;
   r.torn_bytes = stats.torn_bytes;
+  r.expired = impl->RemoveExpiredAfterLoad();
   r.keys = impl->DbSize();
   impl->SnapshotWalk([&](const Mutation& m) {
     if (m.kind == Mutation::Kind::kSet) r.value_bytes += m.value.size();

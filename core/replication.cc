@@ -231,7 +231,8 @@ void Store::Impl::AccountTombstone(size_t key_len, bool add) {
   }
 }
 
-void Store::Impl::PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e) {
+void Store::Impl::PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e,
+                                bool log) {
   if (options_.replicator == nullptr && engine_ == nullptr) return;
   Mutation m;
   m.kind = kind;
@@ -250,7 +251,7 @@ void Store::Impl::PublishLocked(Shard& s, Mutation::Kind kind, std::string_view 
   std::string encoded;
   if (e != nullptr) DescribeEntry(*e, &m, &encoded);
   if (options_.replicator != nullptr) options_.replicator->Publish(m);
-  if (engine_ == nullptr || (e != nullptr && e->ephemeral)) return;
+  if (engine_ == nullptr || !log || (e != nullptr && e->ephemeral)) return;
   if (kind == Mutation::Kind::kExpire) m.value = {};  // the log's expire is the expiry alone
   LogLocked(m);
 }

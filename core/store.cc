@@ -89,6 +89,7 @@ std::unique_ptr<Store> Store::Create(const StoreOptions& options, std::string* e
     if (error != nullptr) *error = std::move(msg);
     return nullptr;
   }
+  impl->StartSweeper();
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 

@@ -66,6 +66,10 @@ class Store::Impl {
   friend CheckDataReport CheckData(const std::string& data_dir);
   explicit Impl(const StoreOptions& o);
   ~Impl();
+  // Starts the expiry sweeper, once the data dir (if any) is loaded: a
+  // sweep in the middle of the load could remove an entry that a later
+  // record makes live again.
+  void StartSweeper();
   const StoreOptions& options() const { return options_; }
   int64_t NowMs() const { return clock_->NowMs(); }
 
@@ -88,9 +92,12 @@ class Store::Impl {
     LogLocked(m);
   }
   // Applies a record a start loads: as it says, whatever is there (no
-  // last-writer-wins, no memory limit, nothing published or logged).
-  // Returns false when it was a set already expired (dropped).
-  bool ApplyRecovered(const Mutation& m);
+  // last-writer-wins, no memory limit, nothing published or logged), its
+  // expiry even when it has passed (a later record may change it).
+  void ApplyRecovered(const Mutation& m);
+  // Once every record is applied: removes the entries then expired, and
+  // returns how many.
+  uint64_t RemoveExpiredAfterLoad();
   // Calls emit for every entry a snapshot keeps (not expired, not
   // ephemeral) and every tombstone, a shard at a time: each shard's entries
   // are copied under its read lock, emitted after it is released.
@@ -433,8 +440,9 @@ class Store::Impl {
   // deletion.  The caller notifies.
   void DeleteLocked(Shard& s, Map::iterator it, std::string_view key)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    const bool ephemeral = it->second.ephemeral;  // never logged: nothing to undo
     RemoveLocked(s, it);
-    PublishLocked(s, Mutation::Kind::kDelete, key, nullptr);
+    PublishLocked(s, Mutation::Kind::kDelete, key, nullptr, /*log=*/!ephemeral);
   }
 
   // Gives the live entry at `it` of `key` the expiry at_ms and publishes
@@ -598,8 +606,8 @@ class Store::Impl {
   // held, so that changes to one key reach both in the order they were
   // applied: stamps it first (the entry keeps its stamp; a deletion leaves
   // a tombstone).  An ephemeral entry's changes are not logged.
-  void PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+  void PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e,
+                     bool log = true) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
 
   // Records that `key` was deleted (or expired) by the write `stamp`.  A

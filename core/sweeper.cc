@@ -12,8 +12,10 @@ Store::Impl::Impl(const StoreOptions& o)
     : options_(o),
       clock_(o.clock != nullptr ? o.clock : SystemClock()),
       shard_mask_(o.shards - 1),
-      shards_(new Shard[o.shards]) {
-  if (o.sweep_interval_ms > 0) sweeper_ = std::thread([this] { SweepLoop(); });
+      shards_(new Shard[o.shards]) {}
+
+void Store::Impl::StartSweeper() {
+  if (options_.sweep_interval_ms > 0) sweeper_ = std::thread([this] { SweepLoop(); });
 }
 
 Store::Impl::~Impl() {
