@@ -3,7 +3,8 @@
 // data dir; data written over RESP back after a restart; and, on a tmpfs of
 // limited size, the MISCONF refusal of writes while the log cannot be
 // written, the batch whose fsync failed answered with it, and writes
-// resuming once the disk has room again.
+// resuming once the disk has room again; SAVE failing meanwhile, with the
+// reason.
 //
 // Assertions run on the main thread only.
 
@@ -282,9 +283,17 @@ TEST_CASE("a log that cannot be written: MISCONF for writes, reads go on, writes
   CHECK(InfoField(info, "aof_last_write_status") == "err");
   CHECK(InfoField(info, "aof_last_write_error") == "No space left on device");
 
+  // A snapshot cannot be written either: SAVE says why.
+  const std::string save = c.Call({"SAVE"});
+  CHECK(save.rfind("-ERR ", 0) == 0);
+  CHECK(save != kOk);
+  CHECK(InfoField(c.Call({"INFO", "persistence"}), "aof_last_bgrewrite_status") == "err");
+
   // Room again: the writer's retry succeeds, writes resume.
   REQUIRE(fs.Resize("8m"));
   CHECK(AwaitInfo(c, "aof_last_write_status", "ok") == "ok");
   CHECK(c.Call({"SET", "k", "v"}) == kOk);
   CHECK(c.Call({"GET", "k"}) == Bulk("v"));
+  CHECK(c.Call({"SAVE"}) == kOk);
+  CHECK(InfoField(c.Call({"INFO", "persistence"}), "aof_last_bgrewrite_status") == "ok");
 }
