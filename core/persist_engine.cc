@@ -66,7 +66,6 @@ struct Engine::State {
   uint64_t next_seq ABSL_GUARDED_BY(mu) = 0;  // the last record's number
   bool wake ABSL_GUARDED_BY(mu) = false;
   bool stop ABSL_GUARDED_BY(mu) = false;
-  uint64_t want_seq ABSL_GUARDED_BY(mu) = 0;     // the highest seq a waiter waits for
   uint64_t durable_seq ABSL_GUARDED_BY(mu) = 0;  // written (+ fsynced unless fsync=no)
   std::string error ABSL_GUARDED_BY(mu);         // "" = healthy
   uint64_t failures ABSL_GUARDED_BY(mu) = 0;     // failed rounds, for waiters
@@ -351,7 +350,6 @@ Status Engine::WaitDurable(uint64_t seq) {
   // whole outage.
   if (!s.error.empty()) return Status::kPersistenceError;
   const uint64_t failures = s.failures;
-  if (s.want_seq < seq) s.want_seq = seq;
   s.wake = true;
   s.writer_cv.notify_one();
   while (s.durable_seq < seq && s.failures == failures && !s.stop) l.Wait(&s.durable_cv);
@@ -398,11 +396,9 @@ void Engine::State::WriterLoop() {
 bool Engine::State::WriterRound(bool stopping) {
   const FsyncPolicy policy = options.persistence.fsync;
   bool was_failed;
-  uint64_t old_durable;
   {
     MutexLock l(&mu);
     was_failed = !error.empty();
-    old_durable = durable_seq;
     if (!w.switching && switch_pending && !sealed_taken) {
       // The cut: what was appended before it finishes the old log.
       sealed_taken = true;
@@ -501,8 +497,11 @@ bool Engine::State::WriterRound(bool stopping) {
       const uint64_t durable =
           policy == FsyncPolicy::kNo ? w.written_seq : (synced ? w.written_seq : durable_seq);
       if (durable > durable_seq) {
-        if (synced && policy == FsyncPolicy::kAlways && want_seq > old_durable) {
-          const uint64_t batch = durable - old_durable;
+        // With fsync=always every record's writer waits for it, so every
+        // fsync that covers records answers their writers, including those
+        // that had not started waiting when it began.
+        if (synced && policy == FsyncPolicy::kAlways) {
+          const uint64_t batch = durable - durable_seq;
           ++commit_batches;
           commit_records += batch;
           commit_max_batch = std::max(commit_max_batch, batch);
