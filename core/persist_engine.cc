@@ -455,6 +455,7 @@ bool Engine::State::WriterRound(bool stopping) {
       }
     }
   }
+  if (ok && !w.unsynced) w.must_sync = false;  // nothing written since the last fsync
   bool switched = false;
   if (ok && w.switching && !w.unsynced) {
     // Every byte before the cut is in the old log and fsynced.
