@@ -209,9 +209,12 @@ std::unique_ptr<Engine> Engine::Open(const Options& options,
   const int fd = CreateWithHeader(options.file_ops, log_path, FileKind::kLog, &why);
   if (fd < 0) return fail(why);
   next.logs.push_back(log_name);
-  if (!WriteManifest(options.file_ops, dir, next, &why)) {
+  bool renamed = false;
+  if (!WriteManifest(options.file_ops, dir, next, &renamed, &why)) {
     (void)close(fd);
-    (void)unlink(log_path.c_str());  // not named by any manifest
+    // Named by the new MANIFEST if its rename was made: then it stays (an
+    // empty log, left out by the next start).
+    if (!renamed) (void)unlink(log_path.c_str());
     return fail(why);
   }
 
@@ -648,9 +651,17 @@ bool Engine::State::RewriteLocked(std::string* error) {
   }
   Manifest both = manifest;
   both.logs.push_back(log_name);
-  if (!WriteManifest(ops, dir, both, error)) {
+  bool renamed = false;
+  if (!WriteManifest(ops, dir, both, &renamed, error)) {
     (void)close(fd);
-    (void)unlink(log_path.c_str());  // not named by the MANIFEST that stands
+    if (renamed) {
+      // The new MANIFEST may be the one that stands: it names the new log,
+      // which stays empty (the writer goes on with the current one, named
+      // before it) until the next rewrite registers another after it.
+      manifest = both;
+    } else {
+      (void)unlink(log_path.c_str());  // not named by the MANIFEST that stands
+    }
     return false;
   }
   const std::vector<std::string> old_logs = manifest.logs;
@@ -720,8 +731,14 @@ bool Engine::State::RewriteLocked(std::string* error) {
   Manifest pair;
   pair.snapshot = snap_name;
   pair.logs.push_back(log_name);
-  if (!WriteManifest(ops, dir, pair, error)) {
-    (void)unlink(snap_path.c_str());  // not named by the MANIFEST that stands
+  if (!WriteManifest(ops, dir, pair, &renamed, error)) {
+    if (renamed) {
+      // Either MANIFEST may be the one a crash leaves: keep every file both
+      // name (the next start removes those the loaded one does not).
+      manifest = pair;
+    } else {
+      (void)unlink(snap_path.c_str());  // not named by the MANIFEST that stands
+    }
     return false;
   }
   const std::string old_snapshot = manifest.snapshot;

@@ -455,7 +455,8 @@ bool ParseManifest(std::string_view text, Manifest* m, std::string* why) {
 }
 
 bool WriteManifest(const FileOps& ops, const std::string& dir, const Manifest& m,
-                   std::string* error) {
+                   bool* renamed, std::string* error) {
+  *renamed = false;
   const std::string tmp = dir + "/MANIFEST.tmp";
   const std::string text = EncodeManifest(m);
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -480,6 +481,7 @@ bool WriteManifest(const FileOps& ops, const std::string& dir, const Manifest& m
     (void)unlink(tmp.c_str());  // the old MANIFEST stands; a leftover goes at the next start
     return false;
   }
+  *renamed = true;
   return SyncDir(ops, dir, error);
 }
 

@@ -60,9 +60,11 @@ struct Manifest {
   std::vector<std::string> logs;  // "log.<n>", in replay order
 };
 // Replaces <dir>/MANIFEST atomically (MANIFEST.tmp, fsync, rename, fsync of
-// the directory).
+// the directory).  On failure *renamed says whether the rename was made (the
+// directory's fsync failed): then either manifest may be the one a crash
+// leaves, and every file either names must stay.
 bool WriteManifest(const FileOps& ops, const std::string& dir, const Manifest& m,
-                   std::string* error);
+                   bool* renamed, std::string* error);
 // The manifest's text, and its parse (false and *error for anything else).
 std::string EncodeManifest(const Manifest& m);
 bool ParseManifest(std::string_view text, Manifest* m, std::string* why);
