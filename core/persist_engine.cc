@@ -60,9 +60,9 @@ struct Engine::State {
 
   // --- the buffer and what the writer publishes -------------------------
   mutable Mutex mu;
-  std::condition_variable writer_cv;   // the writer waits here
-  std::condition_variable durable_cv;  // WaitDurable and a log switch wait here
-  std::string buf ABSL_GUARDED_BY(mu);  // appended, bound for the newest log
+  std::condition_variable writer_cv;          // the writer waits here
+  std::condition_variable durable_cv;         // WaitDurable and a log switch wait here
+  std::string buf ABSL_GUARDED_BY(mu);        // appended, bound for the newest log
   uint64_t next_seq ABSL_GUARDED_BY(mu) = 0;  // the last record's number
   bool wake ABSL_GUARDED_BY(mu) = false;
   bool stop ABSL_GUARDED_BY(mu) = false;
@@ -434,8 +434,8 @@ bool Engine::State::WriterRound(bool stopping) {
   uint64_t calls = 0;
   uint64_t syncs = 0;
   const size_t off_before = w.off;
-  bool ok = WriteAll(options.file_ops, w.fd, w.pending.data(), w.pending.size(), &w.off, &calls,
-                     &err);
+  bool ok =
+      WriteAll(options.file_ops, w.fd, w.pending.data(), w.pending.size(), &w.off, &calls, &err);
   const uint64_t wrote = w.off - off_before;
   if (wrote > 0) w.unsynced = true;
   if (ok) w.written_seq = w.pending_seq;
@@ -444,9 +444,9 @@ bool Engine::State::WriterRound(bool stopping) {
   if (w.switching || stopping) w.must_sync = w.must_sync || w.unsynced;
   bool synced = false;
   if (ok && w.unsynced) {
-    const bool due = policy == FsyncPolicy::kEverySec &&
-                     Clock::now() - w.last_fsync >=
-                         std::chrono::milliseconds(options.fsync_interval_ms);
+    const bool due =
+        policy == FsyncPolicy::kEverySec &&
+        Clock::now() - w.last_fsync >= std::chrono::milliseconds(options.fsync_interval_ms);
     if (w.must_sync || due) {
       ++syncs;
       ok = Fsync(options.file_ops, w.fd, &err);
@@ -758,8 +758,7 @@ bool Engine::State::RewriteLocked(std::string* error) {
     // A file left here is removed at the next start (the manifest no longer
     // names it): say so, the rewrite itself succeeded.
     if (unlink(path.c_str()) != 0) {
-      fprintf(stderr, "ephpm: %s: cannot remove it: %s\n", path.c_str(),
-              ErrnoText(errno).c_str());
+      fprintf(stderr, "ephpm: %s: cannot remove it: %s\n", path.c_str(), ErrnoText(errno).c_str());
     }
   }
   return true;

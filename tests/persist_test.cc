@@ -3,13 +3,14 @@
 // fsync policies, group commit, faults injected through FileOps, and the
 // rewrite (snapshot + compaction) with crash copies at each of its steps.
 
-#include <catch2/catch.hpp>
+#include "persist.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -25,7 +26,6 @@
 #include <vector>
 
 #include "ephpm/persistence.h"
-#include "persist.h"
 
 namespace {
 
@@ -122,9 +122,8 @@ struct Entry {
   int64_t expires_at_ms = 0;
   ephpm::Stamp stamp;
   bool operator==(const Entry& o) const {
-    return type == o.type && value == o.value && compressed == o.compressed &&
-           pinned == o.pinned && original_size == o.original_size &&
-           expires_at_ms == o.expires_at_ms && stamp == o.stamp;
+    return type == o.type && value == o.value && compressed == o.compressed && pinned == o.pinned &&
+           original_size == o.original_size && expires_at_ms == o.expires_at_ms && stamp == o.stamp;
   }
 };
 using Model = std::map<std::string, Entry>;
@@ -143,13 +142,17 @@ void Apply(Model* model, const Mutation& m) {
       e.stamp = m.stamp;
       break;
     }
-    case Mutation::Kind::kDelete: model->erase(key); break;
+    case Mutation::Kind::kDelete:
+      model->erase(key);
+      break;
     case Mutation::Kind::kExpire: {
       auto it = model->find(key);
       if (it != model->end()) it->second.expires_at_ms = m.expires_at_ms;
       break;
     }
-    case Mutation::Kind::kFlush: model->clear(); break;
+    case Mutation::Kind::kFlush:
+      model->clear();
+      break;
   }
 }
 
@@ -207,7 +210,8 @@ std::unique_ptr<Engine> OpenEngine(const Engine::Options& o, Model* model = null
 std::string OpenError(const Engine::Options& o) {
   LoadStats stats;
   std::string error;
-  auto engine = Engine::Open(o, [](const Mutation&) {}, &stats, &error);
+  auto engine = Engine::Open(
+      o, [](const Mutation&) {}, &stats, &error);
   if (engine) return "<opened>";
   return error;
 }
@@ -777,8 +781,8 @@ TEST_CASE("Open refuses a data dir held by another Engine, even in this process"
 TEST_CASE("Open refuses a data dir that cannot be a directory", "[persist][dir]") {
   TempDir base;
   WriteFile(base / "file", "x");
-  CHECK(OpenError(OptionsFor(base / "file")) == "data dir " + (base / "file") +
-                                                    " is not a directory");
+  CHECK(OpenError(OptionsFor(base / "file")) ==
+        "data dir " + (base / "file") + " is not a directory");
   CHECK(OpenError(OptionsFor(base / "file/data")) ==
         "cannot create data dir " + (base / "file/data") + ": Not a directory");
   CHECK(OpenError(OptionsFor("")) == "no data dir given");
@@ -796,8 +800,7 @@ TEST_CASE("Open refuses a read-only data dir", "[persist][dir]") {
   const std::string error = OpenError(OptionsFor(mnt));
   const std::string umount = "umount " + mnt;
   REQUIRE(std::system(umount.c_str()) == 0);
-  CHECK(error == "data dir " + mnt +
-                     " is not writable: cannot open LOCK: Read-only file system");
+  CHECK(error == "data dir " + mnt + " is not writable: cannot open LOCK: Read-only file system");
 }
 
 TEST_CASE("Open removes the files the manifest does not name", "[persist][dir]") {
