@@ -339,6 +339,10 @@ Routed<SetNxOutcome> ClusterNode::RouteSetNx(std::string_view key, std::string_v
                                              int64_t ttl_ms) {
   return impl_->RouteSetNx(key, value, ttl_ms);
 }
+Routed<SetNxOutcome> ClusterNode::RouteSetNxEphemeral(std::string_view key,
+                                                      std::string_view value, int64_t ttl_ms) {
+  return impl_->RouteSetNxEphemeral(key, value, ttl_ms);
+}
 Routed<DelIfEqOutcome> ClusterNode::RouteDelIfEq(std::string_view key, std::string_view token) {
   return impl_->RouteDelIfEq(key, token);
 }

@@ -130,6 +130,8 @@ class ClusterNode final : public Replicator {
   bool Info(ClusterInfo* info) const override;
   Routed<SetNxOutcome> RouteSetNx(std::string_view key, std::string_view value,
                                   int64_t ttl_ms) override;
+  Routed<SetNxOutcome> RouteSetNxEphemeral(std::string_view key, std::string_view value,
+                                           int64_t ttl_ms) override;
   Routed<DelIfEqOutcome> RouteDelIfEq(std::string_view key, std::string_view token) override;
   Routed<SetIfEqOutcome> RouteSetIfEq(std::string_view guard_key, std::string_view token,
                                       std::string_view key, std::string_view value,

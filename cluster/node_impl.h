@@ -84,6 +84,8 @@ class ClusterNode::Impl {
   std::string OwnerOf(std::string_view key) const;
   bool SameOwner(const std::vector<std::string_view>& keys) const;
   Routed<SetNxOutcome> RouteSetNx(std::string_view key, std::string_view value, int64_t ttl_ms);
+  Routed<SetNxOutcome> RouteSetNxEphemeral(std::string_view key, std::string_view value,
+                                           int64_t ttl_ms);
   Routed<DelIfEqOutcome> RouteDelIfEq(std::string_view key, std::string_view token);
   Routed<SetIfEqOutcome> RouteSetIfEq(std::string_view guard_key, std::string_view token,
                                       std::string_view key, std::string_view value, int64_t ttl_ms);

@@ -110,6 +110,7 @@ constexpr Row kRows[] = {
     {RouteOp::kGet, 1, {kKey}},
     {RouteOp::kDelIfGuardEq, 3, {kGuard, kToken, kKey}},
     {RouteOp::kExpireIfGuardEq, 4, {kGuard, kToken, kKey, kTtl}},
+    {RouteOp::kSetNxEphemeral, 3, {kKey, kValue, kTtl}},
 };
 
 const Row* RowOf(RouteOp op) {

@@ -24,6 +24,7 @@ enum class RouteOp : uint8_t {
   kGet = 5,
   kDelIfGuardEq = 6,
   kExpireIfGuardEq = 7,
+  kSetNxEphemeral = 8,  // set_nx for a lock held by a request (Store::SetNxEphemeral)
 };
 
 // Every argument a routed operation may take; each uses some of them.  The
@@ -67,6 +68,13 @@ template <>
 struct RoutedOp<RouteOp::kSetNx> {
   using Outcome = SetNxOutcome;
   static Outcome Run(Store* s, const RouteArgs& a) { return s->SetNxLocal(a.key, a.value, a.ttl); }
+};
+template <>
+struct RoutedOp<RouteOp::kSetNxEphemeral> {
+  using Outcome = SetNxOutcome;
+  static Outcome Run(Store* s, const RouteArgs& a) {
+    return s->SetNxEphemeralLocal(a.key, a.value, a.ttl);
+  }
 };
 template <>
 struct RoutedOp<RouteOp::kDelIfEq> {

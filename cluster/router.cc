@@ -386,6 +386,12 @@ Routed<SetNxOutcome> ClusterNode::Impl::RouteSetNx(std::string_view key, std::st
   return Route<RouteOp::kSetNx>({{}, {}, key, value, ttl_ms, 0});
 }
 
+Routed<SetNxOutcome> ClusterNode::Impl::RouteSetNxEphemeral(std::string_view key,
+                                                            std::string_view value,
+                                                            int64_t ttl_ms) {
+  return Route<RouteOp::kSetNxEphemeral>({{}, {}, key, value, ttl_ms, 0});
+}
+
 Routed<DelIfEqOutcome> ClusterNode::Impl::RouteDelIfEq(std::string_view key,
                                                        std::string_view token) {
   return Route<RouteOp::kDelIfEq>({{}, token, key, {}, 0, 0});
@@ -453,6 +459,8 @@ bool ClusterNode::Impl::OnRouteRequest(const std::shared_ptr<Conn>& c, const std
   switch (op) {
     case RouteOp::kSetNx:
       return DecideFor<RouteOp::kSetNx>(args, deadline, std::move(p.view), answer);
+    case RouteOp::kSetNxEphemeral:
+      return DecideFor<RouteOp::kSetNxEphemeral>(args, deadline, std::move(p.view), answer);
     case RouteOp::kDelIfEq:
       return DecideFor<RouteOp::kDelIfEq>(args, deadline, std::move(p.view), answer);
     case RouteOp::kSetIfEq:

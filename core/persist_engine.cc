@@ -60,13 +60,12 @@ struct Engine::State {
 
   // --- the buffer and what the writer publishes -------------------------
   mutable Mutex mu;
-  std::condition_variable writer_cv;   // the writer waits here
-  std::condition_variable durable_cv;  // WaitDurable and a log switch wait here
-  std::string buf ABSL_GUARDED_BY(mu);  // appended, bound for the newest log
+  std::condition_variable writer_cv;          // the writer waits here
+  std::condition_variable durable_cv;         // WaitDurable and a log switch wait here
+  std::string buf ABSL_GUARDED_BY(mu);        // appended, bound for the newest log
   uint64_t next_seq ABSL_GUARDED_BY(mu) = 0;  // the last record's number
   bool wake ABSL_GUARDED_BY(mu) = false;
   bool stop ABSL_GUARDED_BY(mu) = false;
-  uint64_t want_seq ABSL_GUARDED_BY(mu) = 0;     // the highest seq a waiter waits for
   uint64_t durable_seq ABSL_GUARDED_BY(mu) = 0;  // written (+ fsynced unless fsync=no)
   std::string error ABSL_GUARDED_BY(mu);         // "" = healthy
   uint64_t failures ABSL_GUARDED_BY(mu) = 0;     // failed rounds, for waiters
@@ -210,9 +209,12 @@ std::unique_ptr<Engine> Engine::Open(const Options& options,
   const int fd = CreateWithHeader(options.file_ops, log_path, FileKind::kLog, &why);
   if (fd < 0) return fail(why);
   next.logs.push_back(log_name);
-  if (!WriteManifest(options.file_ops, dir, next, &why)) {
+  bool renamed = false;
+  if (!WriteManifest(options.file_ops, dir, next, &renamed, &why)) {
     (void)close(fd);
-    (void)unlink(log_path.c_str());  // not named by any manifest
+    // Named by the new MANIFEST if its rename was made: then it stays (an
+    // empty log, left out by the next start).
+    if (!renamed) (void)unlink(log_path.c_str());
     return fail(why);
   }
 
@@ -351,7 +353,6 @@ Status Engine::WaitDurable(uint64_t seq) {
   // whole outage.
   if (!s.error.empty()) return Status::kPersistenceError;
   const uint64_t failures = s.failures;
-  if (s.want_seq < seq) s.want_seq = seq;
   s.wake = true;
   s.writer_cv.notify_one();
   while (s.durable_seq < seq && s.failures == failures && !s.stop) l.Wait(&s.durable_cv);
@@ -398,11 +399,9 @@ void Engine::State::WriterLoop() {
 bool Engine::State::WriterRound(bool stopping) {
   const FsyncPolicy policy = options.persistence.fsync;
   bool was_failed;
-  uint64_t old_durable;
   {
     MutexLock l(&mu);
     was_failed = !error.empty();
-    old_durable = durable_seq;
     if (!w.switching && switch_pending && !sealed_taken) {
       // The cut: what was appended before it finishes the old log.
       sealed_taken = true;
@@ -435,8 +434,8 @@ bool Engine::State::WriterRound(bool stopping) {
   uint64_t calls = 0;
   uint64_t syncs = 0;
   const size_t off_before = w.off;
-  bool ok = WriteAll(options.file_ops, w.fd, w.pending.data(), w.pending.size(), &w.off, &calls,
-                     &err);
+  bool ok =
+      WriteAll(options.file_ops, w.fd, w.pending.data(), w.pending.size(), &w.off, &calls, &err);
   const uint64_t wrote = w.off - off_before;
   if (wrote > 0) w.unsynced = true;
   if (ok) w.written_seq = w.pending_seq;
@@ -445,9 +444,9 @@ bool Engine::State::WriterRound(bool stopping) {
   if (w.switching || stopping) w.must_sync = w.must_sync || w.unsynced;
   bool synced = false;
   if (ok && w.unsynced) {
-    const bool due = policy == FsyncPolicy::kEverySec &&
-                     Clock::now() - w.last_fsync >=
-                         std::chrono::milliseconds(options.fsync_interval_ms);
+    const bool due =
+        policy == FsyncPolicy::kEverySec &&
+        Clock::now() - w.last_fsync >= std::chrono::milliseconds(options.fsync_interval_ms);
     if (w.must_sync || due) {
       ++syncs;
       ok = Fsync(options.file_ops, w.fd, &err);
@@ -459,6 +458,7 @@ bool Engine::State::WriterRound(bool stopping) {
       }
     }
   }
+  if (ok && !w.unsynced) w.must_sync = false;  // nothing written since the last fsync
   bool switched = false;
   if (ok && w.switching && !w.unsynced) {
     // Every byte before the cut is in the old log and fsynced.
@@ -501,8 +501,11 @@ bool Engine::State::WriterRound(bool stopping) {
       const uint64_t durable =
           policy == FsyncPolicy::kNo ? w.written_seq : (synced ? w.written_seq : durable_seq);
       if (durable > durable_seq) {
-        if (synced && policy == FsyncPolicy::kAlways && want_seq > old_durable) {
-          const uint64_t batch = durable - old_durable;
+        // With fsync=always every record's writer waits for it, so every
+        // fsync that covers records answers their writers, including those
+        // that had not started waiting when it began.
+        if (synced && policy == FsyncPolicy::kAlways) {
+          const uint64_t batch = durable - durable_seq;
           ++commit_batches;
           commit_records += batch;
           commit_max_batch = std::max(commit_max_batch, batch);
@@ -648,9 +651,17 @@ bool Engine::State::RewriteLocked(std::string* error) {
   }
   Manifest both = manifest;
   both.logs.push_back(log_name);
-  if (!WriteManifest(ops, dir, both, error)) {
+  bool renamed = false;
+  if (!WriteManifest(ops, dir, both, &renamed, error)) {
     (void)close(fd);
-    (void)unlink(log_path.c_str());  // not named by the MANIFEST that stands
+    if (renamed) {
+      // The new MANIFEST may be the one that stands: it names the new log,
+      // which stays empty (the writer goes on with the current one, named
+      // before it) until the next rewrite registers another after it.
+      manifest = both;
+    } else {
+      (void)unlink(log_path.c_str());  // not named by the MANIFEST that stands
+    }
     return false;
   }
   const std::vector<std::string> old_logs = manifest.logs;
@@ -720,8 +731,14 @@ bool Engine::State::RewriteLocked(std::string* error) {
   Manifest pair;
   pair.snapshot = snap_name;
   pair.logs.push_back(log_name);
-  if (!WriteManifest(ops, dir, pair, error)) {
-    (void)unlink(snap_path.c_str());  // not named by the MANIFEST that stands
+  if (!WriteManifest(ops, dir, pair, &renamed, error)) {
+    if (renamed) {
+      // Either MANIFEST may be the one a crash leaves: keep every file both
+      // name (the next start removes those the loaded one does not).
+      manifest = pair;
+    } else {
+      (void)unlink(snap_path.c_str());  // not named by the MANIFEST that stands
+    }
     return false;
   }
   const std::string old_snapshot = manifest.snapshot;
@@ -741,8 +758,7 @@ bool Engine::State::RewriteLocked(std::string* error) {
     // A file left here is removed at the next start (the manifest no longer
     // names it): say so, the rewrite itself succeeded.
     if (unlink(path.c_str()) != 0) {
-      fprintf(stderr, "ephpm: %s: cannot remove it: %s\n", path.c_str(),
-              ErrnoText(errno).c_str());
+      fprintf(stderr, "ephpm: %s: cannot remove it: %s\n", path.c_str(), ErrnoText(errno).c_str());
     }
   }
   return true;

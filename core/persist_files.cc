@@ -238,9 +238,9 @@ bool ReplayLog(const std::string& dir, const std::string& name, bool tail_ok, bo
       // damaged record followed by nothing but zeros.
       uint64_t size = 0;
       const std::string_view rest = data.substr(off);
-      const bool tail = d == Decoded::kTorn || AllZero(rest) ||
-                        (RecordSize(rest, &size) && size <= rest.size() &&
-                         AllZero(rest.substr(size)));
+      const bool tail =
+          d == Decoded::kTorn || AllZero(rest) ||
+          (RecordSize(rest, &size) && size <= rest.size() && AllZero(rest.substr(size)));
       if (!tail) {
         *error = path + ": corrupt record at offset " + std::to_string(off);
         return false;
@@ -281,8 +281,8 @@ std::string ErrnoText(int err) {
   return strerror_r(err, buf, sizeof(buf));
 }
 
-bool WriteAll(const FileOps& ops, int fd, const char* data, size_t n, size_t* done,
-              uint64_t* calls, std::string* error) {
+bool WriteAll(const FileOps& ops, int fd, const char* data, size_t n, size_t* done, uint64_t* calls,
+              std::string* error) {
   auto* write_fn = ops.write != nullptr ? ops.write : ::write;
   while (*done < n) {
     ++*calls;
@@ -420,8 +420,7 @@ bool ParseManifest(std::string_view text, Manifest* m, std::string* why) {
   *m = Manifest();
   const size_t check_at = text.rfind("check ");
   if (check_at == std::string_view::npos || (check_at > 0 && text[check_at - 1] != '\n') ||
-      text.substr(check_at) !=
-          "check " + Hex64(XXH3_64bits(text.data(), check_at)) + "\n") {
+      text.substr(check_at) != "check " + Hex64(XXH3_64bits(text.data(), check_at)) + "\n") {
     *why = "damaged (its check line is missing or does not match)";
     return false;
   }
@@ -454,8 +453,9 @@ bool ParseManifest(std::string_view text, Manifest* m, std::string* why) {
   return true;
 }
 
-bool WriteManifest(const FileOps& ops, const std::string& dir, const Manifest& m,
+bool WriteManifest(const FileOps& ops, const std::string& dir, const Manifest& m, bool* renamed,
                    std::string* error) {
+  *renamed = false;
   const std::string tmp = dir + "/MANIFEST.tmp";
   const std::string text = EncodeManifest(m);
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -465,8 +465,8 @@ bool WriteManifest(const FileOps& ops, const std::string& dir, const Manifest& m
   }
   size_t done = 0;
   uint64_t calls = 0;
-  bool ok = WriteAll(ops, fd, text.data(), text.size(), &done, &calls, error) &&
-            Fsync(ops, fd, error);
+  bool ok =
+      WriteAll(ops, fd, text.data(), text.size(), &done, &calls, error) && Fsync(ops, fd, error);
   if (close(fd) != 0 && ok) {
     *error = ErrnoText(errno);
     ok = false;
@@ -480,6 +480,7 @@ bool WriteManifest(const FileOps& ops, const std::string& dir, const Manifest& m
     (void)unlink(tmp.c_str());  // the old MANIFEST stands; a leftover goes at the next start
     return false;
   }
+  *renamed = true;
   return SyncDir(ops, dir, error);
 }
 
@@ -496,8 +497,8 @@ int64_t FileNumber(std::string_view name, std::string_view prefix) {
 }
 
 bool LoadDir(const std::string& dir, bool repair, absl::FunctionRef<void(const Mutation&)> apply,
-             LoadStats* stats, Manifest* manifest, bool* found,
-             std::vector<uint64_t>* log_sizes, std::string* error) {
+             LoadStats* stats, Manifest* manifest, bool* found, std::vector<uint64_t>* log_sizes,
+             std::string* error) {
   *stats = LoadStats();
   *manifest = Manifest();
   log_sizes->clear();
@@ -565,8 +566,8 @@ bool LoadDir(const std::string& dir, bool repair, absl::FunctionRef<void(const M
   return true;
 }
 
-bool Load(const std::string& data_dir, bool repair,
-          absl::FunctionRef<void(const Mutation&)> apply, LoadStats* stats, std::string* error) {
+bool Load(const std::string& data_dir, bool repair, absl::FunctionRef<void(const Mutation&)> apply,
+          LoadStats* stats, std::string* error) {
   Manifest manifest;
   bool found = false;
   std::vector<uint64_t> sizes;

@@ -37,8 +37,8 @@ std::string ErrnoText(int err);
 // (short writes continue where they stopped, EINTR retries).  *done says
 // how far it got, so that a retry never writes a byte twice; *calls counts
 // the write(2)s made.  False and *error (strerror text) on failure.
-bool WriteAll(const FileOps& ops, int fd, const char* data, size_t n, size_t* done,
-              uint64_t* calls, std::string* error);
+bool WriteAll(const FileOps& ops, int fd, const char* data, size_t n, size_t* done, uint64_t* calls,
+              std::string* error);
 // fsync(2) through ops, retried on EINTR.
 bool Fsync(const FileOps& ops, int fd, std::string* error);
 // Makes the directory's entries (a create, a rename, an unlink) durable.
@@ -60,8 +60,10 @@ struct Manifest {
   std::vector<std::string> logs;  // "log.<n>", in replay order
 };
 // Replaces <dir>/MANIFEST atomically (MANIFEST.tmp, fsync, rename, fsync of
-// the directory).
-bool WriteManifest(const FileOps& ops, const std::string& dir, const Manifest& m,
+// the directory).  On failure *renamed says whether the rename was made (the
+// directory's fsync failed): then either manifest may be the one a crash
+// leaves, and every file either names must stay.
+bool WriteManifest(const FileOps& ops, const std::string& dir, const Manifest& m, bool* renamed,
                    std::string* error);
 // The manifest's text, and its parse (false and *error for anything else).
 std::string EncodeManifest(const Manifest& m);
@@ -77,8 +79,8 @@ bool RecordSize(std::string_view in, uint64_t* size);
 // Load (persist.h) that also returns the manifest it found (*found false
 // when there was none) and the size of every log it names after repair.
 bool LoadDir(const std::string& dir, bool repair, absl::FunctionRef<void(const Mutation&)> apply,
-             LoadStats* stats, Manifest* manifest, bool* found,
-             std::vector<uint64_t>* log_sizes, std::string* error);
+             LoadStats* stats, Manifest* manifest, bool* found, std::vector<uint64_t>* log_sizes,
+             std::string* error);
 
 // Writes a snapshot into a file: header, records, trailer.  Stops at the
 // first failure and keeps its reason.

@@ -26,9 +26,12 @@ bool ParseFsyncPolicy(std::string_view text, FsyncPolicy* out) {
 
 const char* FsyncPolicyName(FsyncPolicy p) {
   switch (p) {
-    case FsyncPolicy::kAlways: return "always";
-    case FsyncPolicy::kEverySec: return "everysec";
-    case FsyncPolicy::kNo: return "no";
+    case FsyncPolicy::kAlways:
+      return "always";
+    case FsyncPolicy::kEverySec:
+      return "everysec";
+    case FsyncPolicy::kNo:
+      return "no";
   }
   return "unknown";
 }
@@ -56,9 +59,7 @@ uint64_t GetLe(const char* p, int bytes) {
   return v;
 }
 
-uint32_t LengthCheck(const char* len4) {
-  return static_cast<uint32_t>(XXH3_64bits(len4, 4));
-}
+uint32_t LengthCheck(const char* len4) { return static_cast<uint32_t>(XXH3_64bits(len4, 4)); }
 
 }  // namespace
 
@@ -73,8 +74,8 @@ void EncodeRecord(const Mutation& m, std::string* out) {
   const size_t body_start = out->size();
   out->push_back(static_cast<char>(static_cast<uint8_t>(m.kind) + 1));
   out->push_back(static_cast<char>(m.type));
-  out->push_back(static_cast<char>((m.compressed ? kFlagCompressed : 0) |
-                                   (m.pinned ? kFlagPinned : 0)));
+  out->push_back(
+      static_cast<char>((m.compressed ? kFlagCompressed : 0) | (m.pinned ? kFlagPinned : 0)));
   PutLe(static_cast<uint64_t>(m.expires_at_ms), 8, out);
   PutLe(m.original_size, 8, out);
   PutLe(m.stamp.hlc, 8, out);

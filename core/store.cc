@@ -131,6 +131,12 @@ SetNxOutcome Store::SetNxEphemeral(std::string_view key, std::string_view value,
                   [&] { return impl_->SetNxEphemeral(key, value, ttl_ms); });
 }
 
+SetNxOutcome Store::SetNxEphemeralLocal(std::string_view key, std::string_view value,
+                                       int64_t ttl_ms) {
+  return OomGuard(SetNxOutcome::kOutOfMemory,
+                  [&] { return impl_->SetNxLocal(key, value, ttl_ms, /*ephemeral=*/true); });
+}
+
 Status Store::WritesAllowed() const { return impl_->WritesAllowed(); }
 
 Status Store::WaitDurable() { return impl_->WaitDurable(); }

@@ -16,7 +16,7 @@ SetNxOutcome Store::Impl::SetNx(std::string_view key, std::string_view value, in
 SetNxOutcome Store::Impl::SetNxEphemeral(std::string_view key, std::string_view value,
                                          int64_t ttl_ms) {
   return Decided<SetNxOutcome>(
-      [&](Replicator& r) { return r.RouteSetNx(key, value, ttl_ms); },
+      [&](Replicator& r) { return r.RouteSetNxEphemeral(key, value, ttl_ms); },
       [&] { return SetNxLocal(key, value, ttl_ms, /*ephemeral=*/true); });
 }
 

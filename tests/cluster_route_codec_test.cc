@@ -56,7 +56,7 @@ TEST_CASE("route codec: every operation's arguments round-trip, and a cut reques
           "[cluster][route]") {
   const RouteOp ops[] = {RouteOp::kSetNx,        RouteOp::kDelIfEq, RouteOp::kSetIfEq,
                          RouteOp::kIncrBy,       RouteOp::kGet,     RouteOp::kDelIfGuardEq,
-                         RouteOp::kExpireIfGuardEq};
+                         RouteOp::kExpireIfGuardEq, RouteOp::kSetNxEphemeral};
   const RouteArgs a = Everything();
   for (RouteOp op : ops) {
     Writer w;

@@ -10,6 +10,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -27,6 +29,7 @@
 #include "cluster_util.h"
 #include "ephpm/store.h"
 #include "node.h"
+#include "owner.h"
 #include "test_util.h"
 
 using namespace cluster_test;  // NOLINT: the suite's own helpers
@@ -423,4 +426,69 @@ TEST_CASE("cluster: bad listen addresses and garbage on the data plane", "[clust
   REQUIRE(t.a.store->Set("still", "works") == Status::kOk);
   REQUIRE(WaitFor(2000, [&] { return t.Everywhere("still", "works"); }) >= 0);
   CHECK(AllAlive(t.all(), {"a", "b", "c"}));
+}
+
+TEST_CASE("cluster: a node restarted with its data dir loads it, tombstones included, then "
+          "catches up",
+          "[cluster][persistence]") {
+  char tmpl[] = "/tmp/ephpm-cluster-persist-XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { std::filesystem::remove_all(dir); }
+  } cleanup{dir};
+  Node a(Fast("a"));
+  auto ob = Fast("b");
+  ob.join = {a.address()};
+  auto b = std::make_unique<Node>(ob, dir);
+  REQUIRE(WaitFor(JoinBoundMs(Fast("x"), 2) * 2, [&] {
+            return AllAlive({&a, b.get()}, {"a", "b"}) && AllReady({&a, b.get()});
+          }) >= 0);
+  for (int i = 0; i < 50; ++i) REQUIRE(a.store->Set("k" + std::to_string(i), "v") == Status::kOk);
+  REQUIRE(a.store->Set("doomed", "old") == Status::kOk);
+  REQUIRE(WaitFor(3000, [&] { return b->Get("doomed") == "old" && b->Get("k49") == "v"; }) >= 0);
+  int64_t removed = 0;
+  REQUIRE(a.store->Del("doomed", &removed) == Status::kOk);
+  REQUIRE(WaitFor(3000, [&] { return b->Get("doomed") == "<missing>"; }) >= 0);
+  // A lock taken on b for a request of b's process, on a key b owns (the
+  // owner is OwnerIndex over the sorted ids a, b): b's restart must not
+  // bring it back, nor may a log it (it is ephemeral there too).
+  // And one on a key a owns, decided there for b's request: ephemeral on a
+  // as well (the route carries it), so no member logs either.
+  for (size_t owner : {size_t{1}, size_t{0}}) {
+    std::string lock_key;
+    for (int i = 0; lock_key.empty(); ++i) {
+      const std::string k = "sess-lock-" + std::to_string(i);
+      if (ephpm::cluster::OwnerIndex(k, 2) == owner) lock_key = k;
+    }
+    REQUIRE(b->store->SetNxEphemeral(lock_key, "tok", 30'000) ==
+            ephpm::SetNxOutcome::kInserted);
+    REQUIRE(WaitFor(3000, [&] { return a.Get(lock_key) == "tok"; }) >= 0);
+  }
+
+  b->Kill();
+  b.reset();
+  // Written while b is down: the catch-up brings it.
+  REQUIRE(a.store->Set("while-down", "w") == Status::kOk);
+
+  ob.listen = "127.0.0.1:0";
+  b = std::make_unique<Node>(ob, dir);
+  // Loaded before any sync could bring anything: the data (50 keys: not
+  // the lock) and the tombstone of "doomed", with its stamp.
+  CHECK(b->store->persistence_info().loaded_keys == 50);
+  CHECK(b->store->TombstoneCount() >= 1);
+  CHECK(b->Get("k0") == "v");
+  // The deletion's stamp outranks the old value should anyone send it.
+  ephpm::Mutation late;
+  late.kind = ephpm::Mutation::Kind::kSet;
+  late.key = "doomed";
+  late.value = "old";
+  late.original_size = 3;
+  late.stamp = ephpm::Stamp{1, 1};
+  CHECK_FALSE(b->store->ApplyReplicated(late));
+  REQUIRE(WaitFor(JoinBoundMs(Fast("x"), 2) * 2, [&] {
+            return AllAlive({&a, b.get()}, {"a", "b"}) && AllReady({&a, b.get()});
+          }) >= 0);
+  REQUIRE(WaitFor(3000, [&] { return b->Get("while-down") == "w"; }) >= 0);
+  CHECK(b->Get("doomed") == "<missing>");
 }

@@ -52,13 +52,16 @@ struct Node {
   std::unique_ptr<ClusterNode> node;
   std::unique_ptr<Store> store;
 
-  explicit Node(ClusterOptions o) {
+  // With a data_dir the store loads it first, as a restarted host does.
+  explicit Node(ClusterOptions o, const std::string& data_dir = "") {
     node = std::make_unique<ClusterNode>(std::move(o));
     std::string error;
     REQUIRE(node->Listen(&error));
     ephpm::StoreOptions so;
     so.replicator = node.get();
+    so.persistence.data_dir = data_dir;
     store = Store::Create(so, &error);
+    INFO(error);
     REQUIRE(store);
     node->Attach(store.get());
     node->Start();

@@ -68,6 +68,16 @@ class Replicator {
     return Routed<SetNxOutcome>::Local();
   }
 
+  // Asked by Store::SetNxEphemeral: as RouteSetNx, for a lock held by a
+  // request, which the owner takes with Store::SetNxEphemeralLocal so that
+  // no member logs it (docs/PERSISTENCE.md).  A replicator that does not
+  // tell the two apart routes it as a plain set_nx.
+  virtual Routed<SetNxOutcome> RouteSetNxEphemeral(std::string_view key,
+                                                   std::string_view value,
+                                                   int64_t ttl_ms) {
+    return RouteSetNx(key, value, ttl_ms);
+  }
+
   // Asked by Store::DelIfEq before it looks at the local map; the owner runs
   // Store::DelIfEqLocal.
   virtual Routed<DelIfEqOutcome> RouteDelIfEq(std::string_view key,

@@ -159,14 +159,17 @@ class Store {
   SetNxOutcome SetNxLocal(std::string_view key, std::string_view value,
                           int64_t ttl_ms = 0);
   // As SetNx, for a lock held by a request of this process (the session
-  // lock, Ephpm\Lock): when this node decides, the entry is *ephemeral*,
-  // never logged nor put in a snapshot, so that a restart does not bring
-  // back a lock whose holder died with the process (docs/PERSISTENCE.md).
-  // A lock decided by another node's owner is that node's data, as for
-  // SetNx.  Taken even while writes are refused for the log (it needs no
-  // disk).
+  // lock, Ephpm\Lock): the entry is *ephemeral*, never logged nor put in
+  // a snapshot, so that a restart does not bring back a lock whose holder
+  // died with the process (docs/PERSISTENCE.md).  Taken even while writes are refused for the log (it needs no
+  // disk).  In a cluster the owner takes it so too (RouteSetNxEphemeral):
+  // the holder is a request of some member's process, and a restart of the
+  // whole cluster ends every one of them.
   SetNxOutcome SetNxEphemeral(std::string_view key, std::string_view value,
                               int64_t ttl_ms);
+  // The decision itself, under this node's shard lock.  Never routes.
+  SetNxOutcome SetNxEphemeralLocal(std::string_view key, std::string_view value,
+                                   int64_t ttl_ms);
 
   // Removes key.  kOk with *removed = 1 when a live entry was removed, 0 when
   // it was missing or expired.
