@@ -62,8 +62,7 @@ bool SameState(const KeyState& expected, const KeyState& observed, int64_t slop_
 
 CrashVerdict JudgeCrash(const std::map<std::string, KeyHistory>& histories,
                         const std::map<std::string, KeyState>& observed,
-                        const std::vector<std::string>& present, int64_t kill_us,
-                        int64_t slop_us) {
+                        const std::vector<std::string>& present, int64_t kill_us, int64_t slop_us) {
   CrashVerdict v;
   int64_t earliest_lost_ack = INT64_MAX;
   for (const auto& [key, h] : histories) {
@@ -114,7 +113,8 @@ CrashVerdict JudgeCrash(const std::map<std::string, KeyHistory>& histories,
     }
     if (key_lost) ++v.lost_keys;
   }
-  if (earliest_lost_ack != INT64_MAX) v.window_us = std::max<int64_t>(0, kill_us - earliest_lost_ack);
+  if (earliest_lost_ack != INT64_MAX)
+    v.window_us = std::max<int64_t>(0, kill_us - earliest_lost_ack);
   for (const std::string& key : present) {
     if (histories.count(key) != 0) continue;
     ++v.unexpected_count;
@@ -137,10 +137,9 @@ bool CrashViolated(const CrashVerdict& v, bool always_mode, int64_t window_limit
   }
   if (!always_mode && v.window_us > window_limit_us) {
     char buf[160];
-    std::snprintf(buf, sizeof buf,
-                  "a write acknowledged %.3f s before the kill was lost (limit %.3f s)\n",
-                  static_cast<double>(v.window_us) / 1e6,
-                  static_cast<double>(window_limit_us) / 1e6);
+    std::snprintf(
+        buf, sizeof buf, "a write acknowledged %.3f s before the kill was lost (limit %.3f s)\n",
+        static_cast<double>(v.window_us) / 1e6, static_cast<double>(window_limit_us) / 1e6);
     *why += buf;
   }
   return !why->empty();

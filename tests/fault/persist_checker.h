@@ -55,16 +55,16 @@ struct KeyOp {
 };
 
 struct KeyHistory {
-  KeyState base;             // at the iteration's start
-  std::vector<KeyOp> ops;    // in order
+  KeyState base;           // at the iteration's start
+  std::vector<KeyOp> ops;  // in order
 };
 
 struct CrashVerdict {
   int64_t keys = 0;
-  int64_t acked = 0;         // acknowledged requests
-  int64_t unacked = 0;       // sent, no reply (in flight at the kill)
-  int64_t lost = 0;          // acknowledged requests missing after the restart
-  int64_t lost_keys = 0;     // keys with at least one
+  int64_t acked = 0;           // acknowledged requests
+  int64_t unacked = 0;         // sent, no reply (in flight at the kill)
+  int64_t lost = 0;            // acknowledged requests missing after the restart
+  int64_t lost_keys = 0;       // keys with at least one
   int64_t unacked_landed = 0;  // unacknowledged requests found applied
   // The longest a lost write had been acknowledged before the kill: kill
   // minus the acknowledgement of the earliest lost request (0 if none).
@@ -74,7 +74,7 @@ struct CrashVerdict {
   // (key, what it holds, what its chain allowed).
   int64_t never_written_count = 0;
   std::vector<std::string> never_written;
-  int64_t unexpected_count = 0;              // present, never written by anybody
+  int64_t unexpected_count = 0;  // present, never written by anybody
   std::vector<std::string> unexpected_keys;
   // A few of the lost requests, for the report.
   std::vector<std::string> lost_examples;
@@ -85,8 +85,7 @@ struct CrashVerdict {
 // reported (KEYS *): one with no history is an unexpected key.
 CrashVerdict JudgeCrash(const std::map<std::string, KeyHistory>& histories,
                         const std::map<std::string, KeyState>& observed,
-                        const std::vector<std::string>& present, int64_t kill_us,
-                        int64_t slop_us);
+                        const std::vector<std::string>& present, int64_t kill_us, int64_t slop_us);
 
 // The verdict against a policy: with `always` nothing acknowledged may be
 // lost; with `everysec` (always_mode false) every lost write must have been

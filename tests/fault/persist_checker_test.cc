@@ -4,7 +4,6 @@
 #include "persist_checker.h"
 
 #include <catch2/catch.hpp>
-
 #include <string>
 
 using namespace ephpm_fault;
@@ -141,7 +140,7 @@ TEST_CASE("a TTL must come back with its expiry", "[fault][persist]") {
   h.base = Str("v");
   h.ops = {Op(WithTtl(Str("v"), 100000, 100010), 9000)};  // EXPIRE
   std::map<std::string, KeyHistory> hs = {{"k", h}};
-  CHECK(Judge(hs, WithTtl(Str("v"), 100200, 100300)).lost == 0);     // within the slop
+  CHECK(Judge(hs, WithTtl(Str("v"), 100200, 100300)).lost == 0);                 // within the slop
   CHECK(Judge(hs, WithTtl(Str("v"), 101000, 101001)).never_written_count == 1);  // 1 s late
   CHECK(Judge(hs, WithTtl(Str("v"), 90000, 90001)).never_written_count == 1);    // early
   // Without its TTL the key is the base: the EXPIRE was lost.

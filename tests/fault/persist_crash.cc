@@ -8,12 +8,11 @@
 //
 // Crash mode: per fsync mode, one `ephpm --resp --data-dir D --fsync MODE`;
 // writer threads (one connection each; one sends batches of pipelined
-// requests) SET, INCR, HSET, DEL, EXPIRE keys of their own with values nobody else sends ("w<writer>-<seq>") and record
-// every acknowledgement with its time; after 200-1500 ms (drawn from the
-// seed) the host gets SIGKILL, sometimes right after a BGREWRITEAOF, so that
-// a snapshot is being written when it dies.  It is restarted on the same
-// data dir and the store is read back and judged (persist_checker.h): it
-// must load; with `always` every acknowledged write is there; with
+// requests) SET, INCR, HSET, DEL, EXPIRE keys of their own with values nobody else sends
+// ("w<writer>-<seq>") and record every acknowledgement with its time; after 200-1500 ms (drawn from
+// the seed) the host gets SIGKILL, sometimes right after a BGREWRITEAOF, so that a snapshot is
+// being written when it dies.  It is restarted on the same data dir and the store is read back and
+// judged (persist_checker.h): it must load; with `always` every acknowledged write is there; with
 // `everysec` every missing one was acknowledged within --window-ms of the
 // kill; nothing holds a value nobody wrote.  What was read becomes the next
 // iteration's starting state, so crashes and restarts compound.
@@ -98,7 +97,7 @@ struct Config {
   int pipelined_writers = 1;  // of those, how many send batches of requests
   int delay_min_ms = 200, delay_max_ms = 1500;
   int64_t window_ms = 2000;
-  int rewrite_every = 3;  // every n-th iteration sends BGREWRITEAOF before the kill
+  int rewrite_every = 3;    // every n-th iteration sends BGREWRITEAOF before the kill
   int load_kill_every = 4;  // every n-th restart is killed while it loads, then made again
   std::vector<std::string> host_args;
   bool disk_full = false;
@@ -213,7 +212,10 @@ void RemoveTree(const std::string& dir) {
 class Host {
  public:
   Host(const Config& c, std::string data_dir, std::string log, uint16_t port, std::string mode)
-      : c_(c), data_dir_(std::move(data_dir)), log_(std::move(log)), port_(port),
+      : c_(c),
+        data_dir_(std::move(data_dir)),
+        log_(std::move(log)),
+        port_(port),
         mode_(std::move(mode)) {}
 
   // Also serve PHP from docroot over HTTP, on a port the host picks.
@@ -222,7 +224,7 @@ class Host {
   // Starts it and waits until it listens (the data loaded first).  The time
   // from the start to the listening line in *took_us.
   bool Start(int64_t* took_us, std::string* error) {
-    std::vector<std::string> argv = {c_.ephpm,      "--resp",  "127.0.0.1:" + std::to_string(port_),
+    std::vector<std::string> argv = {c_.ephpm,     "--resp",  "127.0.0.1:" + std::to_string(port_),
                                      "--data-dir", data_dir_, "--fsync",
                                      mode_};
     argv.insert(argv.end(), c_.host_args.begin(), c_.host_args.end());
@@ -260,7 +262,7 @@ class Host {
 
   // Starts it without waiting; whether it has listened since is Listened().
   bool Spawn(std::string* error) {
-    std::vector<std::string> argv = {c_.ephpm,      "--resp",  "127.0.0.1:" + std::to_string(port_),
+    std::vector<std::string> argv = {c_.ephpm,     "--resp",  "127.0.0.1:" + std::to_string(port_),
                                      "--data-dir", data_dir_, "--fsync",
                                      mode_};
     argv.insert(argv.end(), c_.host_args.begin(), c_.host_args.end());
@@ -391,7 +393,8 @@ std::map<std::string, std::string> InfoPersistence(RespClient* client) {
   std::map<std::string, std::string> out;
   Reply r;
   std::string error;
-  if (!client->Call({"INFO", "persistence"}, kCallTimeoutMs, &r, &error) || r.kind != Reply::kBulk) {
+  if (!client->Call({"INFO", "persistence"}, kCallTimeoutMs, &r, &error) ||
+      r.kind != Reply::kBulk) {
     return out;
   }
   for (const std::string& line : Split(r.str, '\n')) {
@@ -776,8 +779,8 @@ bool RunMode(const Config& c, const std::string& mode, ModeTally* t, std::string
 
   for (int it = 1; it <= c.iterations; ++it) {
     const int64_t delay_ms =
-        c.delay_min_ms + static_cast<int64_t>(rng() % static_cast<uint64_t>(
-                                                  c.delay_max_ms - c.delay_min_ms + 1));
+        c.delay_min_ms +
+        static_cast<int64_t>(rng() % static_cast<uint64_t>(c.delay_max_ms - c.delay_min_ms + 1));
     const bool rewrite = c.rewrite_every > 0 && it % c.rewrite_every == 0;
     const int64_t after_rewrite_ms = rng() % 3 == 0 ? 0 : static_cast<int64_t>(rng() % 20);
     std::atomic<bool> stop{false};
@@ -829,8 +832,8 @@ bool RunMode(const Config& c, const std::string& mode, ModeTally* t, std::string
         t->rewrite_running_kills += running ? 1 : 0;
         rewrite_note = ", BGREWRITEAOF " + std::to_string(after_rewrite_ms) + " ms before, " +
                        (in == info.end() ? "INFO has no aof_rewrite_in_progress"
-                                         : running ? "still running at the kill"
-                                                   : "done before the kill");
+                        : running        ? "still running at the kill"
+                                         : "done before the kill");
       }
     } else {
       SleepMs(delay_ms);
@@ -854,8 +857,8 @@ bool RunMode(const Config& c, const std::string& mode, ModeTally* t, std::string
     std::string check_failure;
     if (checked.count("ok") == 0 || checked.at("ok") != "yes" ||
         checked.at("exit") != "exit status 0") {
-      check_failure = "  ephpm --check-data: " + checked.at("exit") + ", ok: " +
-                      (checked.count("ok") ? checked.at("ok") : "?") + " " +
+      check_failure = "  ephpm --check-data: " + checked.at("exit") +
+                      ", ok: " + (checked.count("ok") ? checked.at("ok") : "?") + " " +
                       (checked.count("error") ? checked.at("error") : "") + "\n";
     }
     const std::string torn = checked.count("torn_tail") ? checked.at("torn_tail") : "?";
@@ -913,8 +916,8 @@ bool RunMode(const Config& c, const std::string& mode, ModeTally* t, std::string
     Say("%s #%d: %" PRId64 " ms of writes%s%s; %" PRId64 " acknowledged, %" PRId64
         " in flight (%" PRId64 " landed); lost %" PRId64 " on %" PRId64
         " keys, window %.3f s; restart %.0f ms, %zu keys; torn tail: %s; %s",
-        mode.c_str(), it, delay_ms, rewrite_note.c_str(), load_kill_note.c_str(), v.acked, v.unacked, v.unacked_landed,
-        v.lost, v.lost_keys, static_cast<double>(v.window_us) / 1e6,
+        mode.c_str(), it, delay_ms, rewrite_note.c_str(), load_kill_note.c_str(), v.acked,
+        v.unacked, v.unacked_landed, v.lost, v.lost_keys, static_cast<double>(v.window_us) / 1e6,
         static_cast<double>(restart_us) / 1e3, present.size(), torn.c_str(),
         LoadFigures(info).c_str());
     if (bad || !writer_failures.empty() || !check_failure.empty()) {
@@ -956,17 +959,19 @@ int RunCrash(const Config& c) {
     failed = failed || t.failed;
     tallies.push_back(t);
   }
-  std::printf("\n| fsync | iterations | acknowledged | in flight (landed) | lost (keys) | "
-              "largest window | BGREWRITEAOF (running at the kill, completed) | torn tails | "
-              "restarts killed | keys at end | slowest restart | time "
-              "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "\n| fsync | iterations | acknowledged | in flight (landed) | lost (keys) | "
+      "largest window | BGREWRITEAOF (running at the kill, completed) | torn tails | "
+      "restarts killed | keys at end | slowest restart | time "
+      "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const ModeTally& t : tallies) {
     std::printf("| %s | %d | %" PRId64 " | %" PRId64 " (%" PRId64 ") | %" PRId64 " (%" PRId64
                 ") | %.3f s | %d (%d, %d) | %d | %d | %" PRId64 " | %.0f ms | %.1f s |%s\n",
                 t.mode.c_str(), t.iterations, t.acked, t.unacked, t.unacked_landed, t.lost,
                 t.lost_keys, static_cast<double>(t.max_window_us) / 1e6, t.rewrite_kills,
-                t.rewrite_running_kills, t.rewrite_done_kills, t.torn_tails, t.load_kills, t.keys, static_cast<double>(t.max_restart_us) / 1e3,
-                static_cast<double>(t.took_us) / 1e6, t.failed ? " FAILED" : "");
+                t.rewrite_running_kills, t.rewrite_done_kills, t.torn_tails, t.load_kills, t.keys,
+                static_cast<double>(t.max_restart_us) / 1e3, static_cast<double>(t.took_us) / 1e6,
+                t.failed ? " FAILED" : "");
   }
   std::printf("seed %" PRIu64 ": %s\n", c.seed, failed ? "FAILED" : "clean");
   return failed ? 1 : 0;
@@ -1085,16 +1090,16 @@ int RunDiskFull(const Config& c, const std::string& mode) {
   }
   {
     Reply r;
-    const bool ok = client.Call({"DEL", "d:0"}, kCallTimeoutMs, &r, &error) &&
-                    r.IsErrorPrefix("MISCONF");
+    const bool ok =
+        client.Call({"DEL", "d:0"}, kCallTimeoutMs, &r, &error) && r.IsErrorPrefix("MISCONF");
     check(ok, "DEL d:0 refused with MISCONF while full (got " + (ok ? "" : r.Text() + error) + ")");
     Reply s;
     const bool ok2 = set("d:refused", &s) && s.IsErrorPrefix("MISCONF");
     check(ok2, "SET d:refused refused with MISCONF while full (got " + s.Text() + ")");
     refused.insert("d:refused");
     Reply g;
-    const bool ok3 = client.Call({"GET", "d:refused"}, kCallTimeoutMs, &g, &error) &&
-                     g.kind == Reply::kNil;
+    const bool ok3 =
+        client.Call({"GET", "d:refused"}, kCallTimeoutMs, &g, &error) && g.kind == Reply::kNil;
     check(ok3, "a refused SET left nothing behind (GET d:refused: " + g.Text() + ")");
   }
 
@@ -1145,8 +1150,8 @@ int RunDiskFull(const Config& c, const std::string& mode) {
       break;
     }
   }
-  check(resumed, "writes resume after the filesystem grows (" +
-                     std::to_string(resumed_us / 1000) + " ms after the remount)");
+  check(resumed, "writes resume after the filesystem grows (" + std::to_string(resumed_us / 1000) +
+                     " ms after the remount)");
   if (c.php && resumed) php_set("resumed", true);
   for (int j = 0; j < 300 && resumed; ++j) {
     const std::string key = "d:after-" + std::to_string(j);
@@ -1208,8 +1213,8 @@ int RunDiskFull(const Config& c, const std::string& mode) {
     for (const std::string& key : unknown) {
       Reply r;
       client.Call({"GET", key}, kCallTimeoutMs, &r, &error);
-      Say("%s, refused by its durability wait (fsync=always), is %s after the restart",
-          key.c_str(), r.kind == Reply::kBulk ? "there" : "absent");
+      Say("%s, refused by its durability wait (fsync=always), is %s after the restart", key.c_str(),
+          r.kind == Reply::kBulk ? "there" : "absent");
     }
     host.Terminate(&how);
   }
