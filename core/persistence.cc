@@ -68,27 +68,12 @@ void Store::Impl::ApplyRecovered(const Mutation& m) {
   // is then expired.
   if (m.kind == Mutation::Kind::kSet) {
     Entry fresh;  // built outside the lock
-    fresh.type = m.type;
-    fresh.expires_at = m.expires_at_ms;
-    fresh.stamp = m.stamp;
-    if (m.type == ValueType::kHash) {
-      fresh.hash = std::make_unique<HashFields>();
-      // The engine checked the record's checksum, so a hash that does not
-      // decode was written so by a store with a bug: said, and skipped.
-      if (!DecodeHash(m.value, fresh.hash.get())) {
-        std::fprintf(stderr, "ephpm: the hash record of a key of %zu bytes does not decode; "
-                     "skipped\n", m.key.size());
-        return;
-      }
-      uint64_t fields = 0;
-      for (const auto& [f, v] : *fresh.hash) fields += FieldMem(f.size(), v.size());
-      fresh.mem_size = HashEntryMem(m.key.size(), fields, fresh.expires_at != 0);
-    } else {
-      fresh.value.assign(m.value.data(), m.value.size());
-      fresh.compressed = m.compressed;
-      fresh.original_size = m.compressed ? m.original_size : m.value.size();
-      fresh.mem_size = EntryMem(m.key.size(), fresh.value.size(), fresh.expires_at != 0);
-      fresh.pinned = m.pinned && fresh.expires_at != 0;
+    // The engine checked the record's checksum, so a hash that does not
+    // decode was written so by a store with a bug: said, and skipped.
+    if (!EntryFromMutation(m, &fresh)) {
+      std::fprintf(stderr, "ephpm: the hash record of a key of %zu bytes does not decode; "
+                   "skipped\n", m.key.size());
+      return;
     }
     ShardWrite w(&s);
     auto it = s.map.find(hk);

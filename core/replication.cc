@@ -59,6 +59,29 @@ void DescribeEntry(const Entry& e, Mutation* m, std::string* encoded) {
   m->ephemeral = e.ephemeral;
 }
 
+bool EntryFromMutation(const Mutation& m, Entry* fresh) {
+  fresh->type = m.type;
+  fresh->expires_at = m.expires_at_ms;
+  fresh->stamp = m.stamp;
+  if (m.type == ValueType::kHash) {
+    fresh->hash = std::make_unique<HashFields>();
+    if (!DecodeHash(m.value, fresh->hash.get())) return false;
+    uint64_t fields = 0;
+    for (const auto& [f, v] : *fresh->hash) fields += FieldMem(f.size(), v.size());
+    fresh->mem_size = HashEntryMem(m.key.size(), fields, fresh->expires_at != 0);
+    return true;
+  }
+  fresh->value.assign(m.value.data(), m.value.size());
+  fresh->compressed = m.compressed;
+  fresh->original_size = m.compressed ? m.original_size : m.value.size();
+  fresh->mem_size = EntryMem(m.key.size(), fresh->value.size(), fresh->expires_at != 0);
+  // A lock stays pinned wherever it is held: should this node become the
+  // owner (or the one that loaded it), it must not have evicted it.
+  fresh->pinned = m.pinned && fresh->expires_at != 0;
+  fresh->ephemeral = m.ephemeral;
+  return true;
+}
+
 void Store::Impl::RaiseFlushStamp(Stamp stamp) {
   MutexLock l(&flush_mu_);
   if (flush_stamp_ < stamp) flush_stamp_ = stamp;
@@ -96,27 +119,7 @@ bool Store::Impl::ApplyReplicated(const Mutation& m) {
   // The new state, built outside the lock.
   Entry fresh;
   const bool removal = m.kind == Mutation::Kind::kDelete;
-  if (!removal) {
-    fresh.type = m.type;
-    fresh.expires_at = m.expires_at_ms;
-    if (m.type == ValueType::kHash) {
-      fresh.hash = std::make_unique<HashFields>();
-      if (!DecodeHash(m.value, fresh.hash.get())) return false;
-      uint64_t fields = 0;
-      for (const auto& [f, v] : *fresh.hash) fields += FieldMem(f.size(), v.size());
-      fresh.mem_size = HashEntryMem(m.key.size(), fields, fresh.expires_at != 0);
-    } else {
-      fresh.value.assign(m.value.data(), m.value.size());
-      fresh.compressed = m.compressed;
-      fresh.original_size = m.compressed ? m.original_size : m.value.size();
-      fresh.mem_size = EntryMem(m.key.size(), fresh.value.size(), fresh.expires_at != 0);
-      // The owner's lock is this node's lock too: should this node become
-      // the owner, it must not have evicted it.
-      fresh.pinned = m.pinned && fresh.expires_at != 0;
-      fresh.ephemeral = m.ephemeral;
-    }
-    fresh.stamp = m.stamp;
-  }
+  if (!removal && !EntryFromMutation(m, &fresh)) return false;
   const HashedKey hk = HashKey(m.key);
   Shard& s = ShardFor(hk);
   ShardWrite w(&s);

@@ -217,6 +217,9 @@ bool DecodeHash(std::string_view in, HashFields* out);
 // Describes entry `e` in *m: all but the mutation's kind, key and stamp.  A
 // hash's fields are encoded into *encoded, which m->value then refers to.
 void DescribeEntry(const Entry& e, Mutation* m, std::string* encoded);
+// The inverse: builds the entry m describes (its value, type, expiry, pin,
+// stamp and accounted size) in *fresh; false when a hash does not decode.
+bool EntryFromMutation(const Mutation& m, Entry* fresh);
 
 // A value ready to be stored: compressed outside any lock.
 struct Prepared {
