@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -68,6 +69,8 @@ struct Engine::State {
   bool stop ABSL_GUARDED_BY(mu) = false;
   uint64_t durable_seq ABSL_GUARDED_BY(mu) = 0;  // written (+ fsynced unless fsync=no)
   std::string error ABSL_GUARDED_BY(mu);         // "" = healthy
+  // !error.empty(), readable without mu: the store asks before every write.
+  std::atomic<bool> failed{false};
   uint64_t failures ABSL_GUARDED_BY(mu) = 0;     // failed rounds, for waiters
   // A log switch: `sealed` holds the bytes appended before the cut, bound
   // for the old log; after them the writer moves to `switch_fd`.
@@ -359,10 +362,7 @@ Status Engine::WaitDurable(uint64_t seq) {
   return s.durable_seq >= seq ? Status::kOk : Status::kPersistenceError;
 }
 
-bool Engine::Failed() const {
-  MutexLock l(&state_->mu);
-  return !state_->error.empty();
-}
+bool Engine::Failed() const { return state_->failed.load(std::memory_order_acquire); }
 
 std::string Engine::WriteError() const {
   MutexLock l(&state_->mu);
@@ -496,6 +496,7 @@ bool Engine::State::WriterRound(bool stopping) {
     }
     if (!ok) {
       error = err;
+      failed.store(true, std::memory_order_release);
       ++failures;
     } else {
       const uint64_t durable =
@@ -512,7 +513,10 @@ bool Engine::State::WriterRound(bool stopping) {
         }
         durable_seq = durable;
       }
-      if (w.off == w.pending.size() && !w.must_sync) error.clear();
+      if (w.off == w.pending.size() && !w.must_sync) {
+        error.clear();
+        failed.store(false, std::memory_order_release);
+      }
     }
     writer_unwritten = w.pending.size() - w.off;
     more = ok && stopping && (w.switching || switch_pending || !buf.empty());
