@@ -207,8 +207,9 @@ class Store::Impl {
   Stamp FlushStamp() const;
 
   // The flush `m` (a kFlush; with a stamp it removes only what is older,
-  // see ClearOlderThanLocked, and raises the flush stamp): every shard
-  // locked at once, the record logged under them, waiters woken after.
+  // see ClearOlderThanLocked, and raises the flush stamp).  With a log,
+  // every shard locked at once and the record logged under them; without,
+  // a shard at a time.  Waiters woken after.
   void FlushAll(const Mutation& m) ABSL_NO_THREAD_SAFETY_ANALYSIS;
   // Removes every entry and tombstone of `s`.
   void ClearShardLocked(Shard& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
