@@ -65,7 +65,6 @@ typedef struct {
   zend_string *lock_key;  /* "<prefix>_lock:{sid}" */
   char token[33];         /* 32 lowercase hex characters, NUL-terminated */
   lock_state lock;
-  bool lock_ephemeral;    /* taken with set_nx_ephemeral: in no log */
   /* Non-NULL ("readonly" or "fail", for messages) when the lock was not
    * taken and ephpm.session_lock_failure forbids changing the stored data
    * (readonly, or fail for the calls a user's error handler makes before
@@ -237,14 +236,8 @@ static void release_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d, ps_messages 
     return;
   }
   int deleted = 0;
-  int st = ops->del_if_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key), d->token, 32,
-                          &deleted);
-  if (st == EPHPM_KV_PERSISTENCE_ERROR && d->lock_ephemeral) {
-    /* The compare-and-delete ran (its change stays in memory); only making
-     * this thread's changes durable failed, which the release of a lock
-     * that is in no log never needed. */
-    st = EPHPM_KV_OK;
-  }
+  const int st = ops->del_if_eq(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key),
+                                d->token, 32, &deleted);
   if (st != EPHPM_KV_OK) {
     char text[320];
     note(m, E_WARNING, "Session %s: releasing the session lock failed: %s", sid_for_messages(d),
@@ -305,7 +298,6 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d, ps
    * holder, so the lock must not come back with the data at the next start
    * (an ephemeral entry is neither logged nor snapshotted). */
   const bool ephemeral = EPHPM_KV_OPS_HAS(ops, set_nx_ephemeral);
-  d->lock_ephemeral = ephemeral;
   for (;;) {
     int inserted = 0;
     const int st = ephemeral ? ops->set_nx_ephemeral(ops->ctx, ZSTR_VAL(d->lock_key),
