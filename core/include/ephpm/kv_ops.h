@@ -294,6 +294,38 @@ typedef struct ephpm_kv_ops {
   /* OK with *state (one malloc block, see ephpm_kv_persistence).
    * OUT_OF_MEMORY when it cannot be allocated. */
   int (*persistence_state)(void *ctx, ephpm_kv_persistence **state);
+
+  /* ---- locks with fencing tokens (docs/LOCKS.md) ---- */
+
+  /* set_nx that also returns the grant's fencing token: OK with *inserted =
+   * 1 and *fence (> every fence granted or recorded before, see
+   * docs/LOCKS.md), or *inserted = 0 (a live entry exists; *fence = 0).
+   * ephemeral = 1 takes it as set_nx_ephemeral does (a lock held by a request
+   * of this process: never logged, taken while writes are refused). */
+  int (*set_nx_fenced)(void *ctx, const char *key, size_t key_len, const char *value,
+                       size_t value_len, int64_t ttl_ms, int ephemeral, int *inserted,
+                       uint64_t *fence);
+
+  /* Compare-and-expire: gives the key a TTL of ttl_ms from now only while it
+   * holds a live string equal to token, in one step (ttl_ms <= 0 removes it
+   * then).  OK with *applied = 1 or 0.  WRONG_TYPE on a non-string;
+   * OWNER_UNREACHABLE means the outcome is unknown. */
+  int (*expire_if_eq)(void *ctx, const char *key, size_t key_len, const char *token,
+                      size_t token_len, int64_t ttl_ms, int *applied);
+
+  /* The fenced write: stores the value (ttl_ms as in set) only when fence is
+   * at least the highest fence recorded for the key, and records it.  OK with
+   * *written = 1, or 0 when a higher fence is recorded (nothing changed).
+   * fence 0 is INVALID_ARGUMENT. */
+  int (*set_fenced)(void *ctx, const char *key, size_t key_len, const char *value,
+                    size_t value_len, uint64_t fence, int64_t ttl_ms, int *written);
+
+  /* Whether the key holds token now (asked of the key's owner in a cluster).
+   * OK with *state: 0 held, 1 live with another value or type, 2 absent; and
+   * for a live key *pttl_ms (ms left, -1 without expiry) and *fence (0 for
+   * none); for an absent one *pttl_ms = -2 and *fence = 0. */
+  int (*lock_state)(void *ctx, const char *key, size_t key_len, const char *token,
+                    size_t token_len, int *state, int64_t *pttl_ms, uint64_t *fence);
 } ephpm_kv_ops;
 
 /* True when `ops` (of the provider's `size`) has a non-NULL `slot`. */

@@ -163,6 +163,49 @@ class Replicator {
     return Routed<GetReply>::Local();
   }
 
+  // Asked by Store::SetNxFenced; the owner runs Store::SetNxFencedLocal (its
+  // fence clock grants the fence).
+  virtual Routed<FencedGrant> RouteSetNxFenced(std::string_view key, std::string_view value,
+                                               int64_t ttl_ms, bool ephemeral) {
+    (void)key, (void)value, (void)ttl_ms, (void)ephemeral;
+    return Routed<FencedGrant>::Local();
+  }
+
+  // Asked by Store::ExpireIfEq; the owner runs Store::ExpireIfEqLocal.
+  virtual Routed<ExpireIfEqOutcome> RouteExpireIfEq(std::string_view key,
+                                                    std::string_view token, int64_t ttl_ms) {
+    (void)key, (void)token, (void)ttl_ms;
+    return Routed<ExpireIfEqOutcome>::Local();
+  }
+
+  // Asked by Store::SetFenced; the owner runs Store::SetFencedLocal.
+  virtual Routed<SetFencedOutcome> RouteSetFenced(std::string_view key, std::string_view value,
+                                                  uint64_t fence, int64_t ttl_ms) {
+    (void)key, (void)value, (void)fence, (void)ttl_ms;
+    return Routed<SetFencedOutcome>::Local();
+  }
+
+  // Asked by Store::LockState; the owner runs Store::LockStateLocal.
+  virtual Routed<LockStateReply> RouteLockState(std::string_view key, std::string_view token) {
+    (void)key, (void)token;
+    return Routed<LockStateReply>::Local();
+  }
+
+  // Asked by Store::SetWith when options.condition is set; the owner runs
+  // Store::SetWithLocal.
+  virtual Routed<SetWithReply> RouteSetWith(std::string_view key, std::string_view value,
+                                            const SetOptions& options) {
+    (void)key, (void)value, (void)options;
+    return Routed<SetWithReply>::Local();
+  }
+
+  // Asked by Store::DelEx when a condition is given; the owner runs
+  // Store::DelExLocal.
+  virtual Routed<DelExReply> RouteDelEx(std::string_view key, const ValueCondition& condition) {
+    (void)key, (void)condition;
+    return Routed<DelExReply>::Local();
+  }
+
   // Whether all these keys have one owner (a multi-key command is refused
   // otherwise).  Always true on a single node.
   virtual bool SameOwner(const std::vector<std::string_view>& keys) {

@@ -74,27 +74,6 @@ struct EntryInfo {
   bool pinned = false;       // a lock: never evicted while live
 };
 
-// Redis's SET options, for Store::SetWith.
-struct SetOptions {
-  enum class When : uint8_t { kAlways, kIfAbsent /* NX */, kIfPresent /* XX */ };
-  enum class Expiry : uint8_t {
-    kNone,  // the key ends up without a TTL (plain SET)
-    kKeep,  // KEEPTTL: an existing key keeps its TTL
-    kAt,    // EX/PX/EXAT/PXAT: expires at expires_at_ms (absolute)
-  };
-  When when = When::kAlways;
-  Expiry expiry = Expiry::kNone;
-  int64_t expires_at_ms = 0;
-  bool get_old = false;  // GET: report the previous value
-};
-
-// What Store::SetWith reports.
-struct SetResult {
-  bool written = false;  // the condition held and the value was stored
-  bool had_old = false;  // with get_old: a live string was there ...
-  std::string old;       // ... and this was its value
-};
-
 // Conditions of Redis 7's EXPIRE options, combinable (XX and GT may go
 // together).  A key without a TTL counts as expiring never, so GT never
 // applies to it and LT always does.
@@ -219,6 +198,68 @@ class Store {
   // The decision itself, under this node's shard locks.  Never routes.
   ExpireIfGuardEqOutcome ExpireIfGuardEqLocal(std::string_view guard_key, std::string_view token,
                                               std::string_view key, int64_t ttl_ms);
+
+  // --- locks with fencing tokens (docs/LOCKS.md) ---------------------------
+
+  // As SetNx (ephemeral: as SetNxEphemeral), and on kInserted the grant's
+  // fencing token: strictly greater than every fence this node granted or
+  // recorded before, and than every one it heard of from other members
+  // (replicated entries, the cluster's hybrid logical clock).  The fence
+  // stays with the lock's entry (LockState).  Asks the replicator's
+  // RouteSetNxFenced first.
+  FencedGrant SetNxFenced(std::string_view key, std::string_view value, int64_t ttl_ms,
+                          bool ephemeral);
+  // The decision itself, under this node's shard lock.  Never routes.
+  FencedGrant SetNxFencedLocal(std::string_view key, std::string_view value, int64_t ttl_ms,
+                               bool ephemeral);
+
+  // Compare-and-expire (a lock's refresh): gives key a TTL of ttl_ms from
+  // now only while it holds a live string exactly equal to token, as one step
+  // under the shard's write lock.  ttl_ms <= 0 removes it then (Redis's
+  // EXPIRE with a time not in the future).  The entry keeps its pin, fence
+  // and ephemeral mark.  Asks the replicator's RouteExpireIfEq first.
+  ExpireIfEqOutcome ExpireIfEq(std::string_view key, std::string_view token, int64_t ttl_ms);
+  // The decision itself, under this node's shard lock.  Never routes.
+  ExpireIfEqOutcome ExpireIfEqLocal(std::string_view key, std::string_view token,
+                                    int64_t ttl_ms);
+
+  // The fenced write: stores value under key (ttl_ms as in Set) only when
+  // fence >= the highest fence recorded for key, and records fence.  The
+  // record outlives the entry: a delete, expiry or eviction keeps it (it is
+  // accounted in memory_used and never evicted; Flush clears it).  fence 0
+  // is kInvalidArgument.  Asks the replicator's RouteSetFenced first.
+  SetFencedOutcome SetFenced(std::string_view key, std::string_view value, uint64_t fence,
+                             int64_t ttl_ms = 0);
+  // The decision itself, under this node's shard lock.  Never routes.
+  SetFencedOutcome SetFencedLocal(std::string_view key, std::string_view value, uint64_t fence,
+                                  int64_t ttl_ms = 0);
+
+  // Whether key holds token now, with the entry's TTL and fence (an empty
+  // token matches nothing: the state of whatever is there).  Asks the
+  // replicator's RouteLockState first, so a member reads the owner's state.
+  LockStateReply LockState(std::string_view key, std::string_view token) const;
+  // The read itself, on this node.  Never routes.
+  LockStateReply LockStateLocal(std::string_view key, std::string_view token) const;
+
+  // --- conditional writes of Redis 8.4 (RESP) -----------------------------
+
+  // XXH3-64 (seed 0) of value's bytes: what DIGEST reports and IFDEQ/IFDNE
+  // compare with.
+  static uint64_t DigestOf(std::string_view value);
+  // *digest = DigestOf(the key's value).  kNotFound when missing or
+  // expired, kWrongType for a non-string.
+  Status Digest(std::string_view key, uint64_t* digest) const;
+  // DELEX: removes key when the condition holds (kNone: always, as DEL).
+  // *removed = 1 when a live entry was removed, else 0.  With a condition a
+  // non-string key is kWrongType.  With a condition, asks the replicator's
+  // RouteDelEx first.
+  Status DelEx(std::string_view key, const ValueCondition& condition, int64_t* removed);
+  // The decision itself, on this node.  Never routes.
+  Status DelExLocal(std::string_view key, const ValueCondition& condition, int64_t* removed);
+  // SetWith with a condition, decided on this node.  Never routes (SetWith
+  // asks the replicator's RouteSetWith first when options.condition is set).
+  Status SetWithLocal(std::string_view key, std::string_view value, const SetOptions& options,
+                      SetResult* result);
 
   // *exists = whether a live entry of any type is there.
   Status Exists(std::string_view key, bool* exists) const;

@@ -73,6 +73,36 @@ enum class ExpireIfGuardEqOutcome : int {
   kOutOfMemory = 6,       // an allocation failed; nothing changed
 };
 
+// Result of Store::ExpireIfEq (compare-and-expire: a lock's refresh).
+enum class ExpireIfEqOutcome : int {
+  kApplied = 0,           // a live string equal to the token got the new TTL
+                          // (ttl_ms <= 0: was removed, as Redis's EXPIRE does)
+  kNotMatched = 1,        // missing, expired, or a different value
+  kOwnerUnreachable = 2,  // cluster: the owner did not answer; outcome unknown
+  kWrongType = 3,         // the key holds a non-string value
+  kInvalidArgument = 4,   // key or token too long; a TTL past the clock's range
+  kOutOfMemory = 5,       // an allocation failed; nothing changed
+};
+
+// Result of Store::SetFenced (the resource-side check of a fencing token).
+enum class SetFencedOutcome : int {
+  kWritten = 0,           // fence >= the key's recorded fence: stored, fence recorded
+  kStale = 1,             // a higher fence is recorded for the key; nothing changed
+  kOutOfMemory = 2,       // refused by the memory limit; nothing changed
+  kOwnerUnreachable = 3,  // cluster: the owner did not answer; outcome unknown
+  kInvalidArgument = 4,   // key or value too long, negative TTL, fence 0
+};
+
+// Result of Store::LockState: what key holds, seen from a token.
+enum class LockStateOutcome : int {
+  kHeld = 0,              // a live string equal to the token
+  kOther = 1,             // live, but another value or another type
+  kAbsent = 2,            // missing or expired
+  kOwnerUnreachable = 3,  // cluster: the owner did not answer; outcome unknown
+  kInvalidArgument = 4,   // key or token too long
+  kOutOfMemory = 5,       // decoding a compressed value failed to allocate
+};
+
 // The error an outcome carries, or Status::kOk for a verdict (inserted,
 // exists, deleted, not matched, absent, written, applied).  Every edge (the
 // C ABI, RESP, the cluster wire) turns the error part into its own form
@@ -134,6 +164,56 @@ constexpr Status ErrorOf(ExpireIfGuardEqOutcome o) {
   return Status::kInvalidArgument;
 }
 
+constexpr Status ErrorOf(ExpireIfEqOutcome o) {
+  switch (o) {
+    case ExpireIfEqOutcome::kApplied:
+    case ExpireIfEqOutcome::kNotMatched: return Status::kOk;
+    case ExpireIfEqOutcome::kOwnerUnreachable: return Status::kOwnerUnreachable;
+    case ExpireIfEqOutcome::kWrongType: return Status::kWrongType;
+    case ExpireIfEqOutcome::kInvalidArgument: return Status::kInvalidArgument;
+    case ExpireIfEqOutcome::kOutOfMemory: return Status::kOutOfMemory;
+  }
+  return Status::kInvalidArgument;
+}
+constexpr Status ErrorOf(SetFencedOutcome o) {
+  switch (o) {
+    case SetFencedOutcome::kWritten:
+    case SetFencedOutcome::kStale: return Status::kOk;
+    case SetFencedOutcome::kOutOfMemory: return Status::kOutOfMemory;
+    case SetFencedOutcome::kOwnerUnreachable: return Status::kOwnerUnreachable;
+    case SetFencedOutcome::kInvalidArgument: return Status::kInvalidArgument;
+  }
+  return Status::kInvalidArgument;
+}
+constexpr Status ErrorOf(LockStateOutcome o) {
+  switch (o) {
+    case LockStateOutcome::kHeld:
+    case LockStateOutcome::kOther:
+    case LockStateOutcome::kAbsent: return Status::kOk;
+    case LockStateOutcome::kOwnerUnreachable: return Status::kOwnerUnreachable;
+    case LockStateOutcome::kInvalidArgument: return Status::kInvalidArgument;
+    case LockStateOutcome::kOutOfMemory: return Status::kOutOfMemory;
+  }
+  return Status::kInvalidArgument;
+}
+
+// A lock grant with its fencing token (Store::SetNxFenced).  `fence` is set
+// when outcome is kInserted: strictly greater than every fence this node
+// granted or heard of before (docs/LOCKS.md).
+struct FencedGrant {
+  SetNxOutcome outcome = SetNxOutcome::kExists;
+  uint64_t fence = 0;
+};
+
+// What Store::LockState reports.  pttl_ms and fence describe the live entry
+// (kHeld, kOther): ms left (-1 without an expiry) and the fence it carries
+// (its grant's, or the highest recorded by SetFenced; 0 for none).
+struct LockStateReply {
+  LockStateOutcome outcome = LockStateOutcome::kAbsent;
+  int64_t pttl_ms = -2;
+  uint64_t fence = 0;
+};
+
 // What an increment decided by a key's owner came to: kOk and the new value,
 // or the error status (kNotInteger, kOverflow, kOutOfMemory, ...).
 struct IncrByReply {
@@ -145,6 +225,58 @@ struct IncrByReply {
 struct GetReply {
   Status status = Status::kNotFound;
   std::string value;
+};
+
+// A condition on a key's current string value (Redis 8.4's IFEQ, IFNE,
+// IFDEQ, IFDNE; Valkey 8.1's IFEQ), for Store::SetWith and Store::DelEx.
+// Compared with the decompressed value; a digest is Store::DigestOf.
+struct ValueCondition {
+  enum class Kind : uint8_t {
+    kNone,
+    kIfEq,         // the key holds exactly `value`
+    kIfNe,         // the key does not hold `value` (a missing key counts)
+    kIfDigestEq,   // the value's digest is `digest`
+    kIfDigestNe,   // the value's digest is not `digest` (a missing key counts)
+  };
+  Kind kind = Kind::kNone;
+  std::string_view value;
+  uint64_t digest = 0;
+};
+
+// Redis's SET options, for Store::SetWith.
+struct SetOptions {
+  enum class When : uint8_t { kAlways, kIfAbsent /* NX */, kIfPresent /* XX */ };
+  enum class Expiry : uint8_t {
+    kNone,  // the key ends up without a TTL (plain SET)
+    kKeep,  // KEEPTTL: an existing key keeps its TTL
+    kAt,    // EX/PX/EXAT/PXAT: expires at expires_at_ms (absolute)
+  };
+  When when = When::kAlways;
+  Expiry expiry = Expiry::kNone;
+  int64_t expires_at_ms = 0;
+  bool get_old = false;  // GET: report the previous value
+  // IFEQ/IFNE/IFDEQ/IFDNE; only with when == kAlways.  IFEQ and IFDEQ never
+  // create a missing key, IFNE and IFDNE do.  A non-string key with a
+  // condition is kWrongType.
+  ValueCondition condition;
+};
+
+// What Store::SetWith reports.
+struct SetResult {
+  bool written = false;  // the condition held and the value was stored
+  bool had_old = false;  // with get_old: a live string was there ...
+  std::string old;       // ... and this was its value
+};
+
+// A conditional SET or DELEX decided by the key's owner (RouteSetWith,
+// RouteDelEx): the status and what the call reported.
+struct SetWithReply {
+  Status status = Status::kOk;
+  SetResult result;
+};
+struct DelExReply {
+  Status status = Status::kOk;
+  int64_t removed = 0;
 };
 
 // A write's place in the cluster-wide order, for last-writer-wins: a hybrid
@@ -192,6 +324,11 @@ struct Mutation {
   // (Store::SetNxEphemeral): every node holds it so, and none logs it, so
   // that no restart brings it back (docs/PERSISTENCE.md).
   bool ephemeral = false;
+  // The fencing token the key carries (0 = none): a lock's grant
+  // (Store::SetNxFenced) or the highest fence a fenced write recorded
+  // (Store::SetFenced).  On a kDelete it is the fence the removed entry
+  // carried, which the key keeps recorded after the removal.
+  uint64_t fence = 0;
 };
 
 }  // namespace ephpm
