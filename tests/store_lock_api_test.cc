@@ -266,6 +266,9 @@ TEST_CASE("locks: a fenced write's record outlives delete, expiry, eviction and 
   }
   SECTION("bad arguments") {
     REQUIRE(s->SetFenced("k", "v", 0) == SetFencedOutcome::kInvalidArgument);
+    REQUIRE(s->SetFenced("k", "v", ephpm::kMaxFence + 1) == SetFencedOutcome::kInvalidArgument);
+    REQUIRE(s->SetFenced("kmax", "v", ephpm::kMaxFence) == SetFencedOutcome::kWritten);
+    REQUIRE(s->SetFenced("kmax", "v", ephpm::kMaxFence - 1) == SetFencedOutcome::kStale);
     REQUIRE(s->SetFenced("k", "v", 1, -1) == SetFencedOutcome::kInvalidArgument);
     REQUIRE(s->SetFenced(std::string(70'000, 'k'), "v", 1) == SetFencedOutcome::kInvalidArgument);
     REQUIRE(s->SetFenced("k", std::string(o.max_value_size + 1, 'v'), 1) ==
