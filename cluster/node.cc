@@ -187,7 +187,7 @@ bool ClusterNode::Impl::ApplyMutations(Reader* r, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
     Mutation m;
     if (!r->Mut(&m)) return false;
-    hlc_.Observe(m.stamp.hlc);
+    Observe(m);
     if (store_ != nullptr) store_->ApplyReplicated(m);
     mutations_received_.fetch_add(1, std::memory_order_relaxed);
   }
@@ -268,7 +268,7 @@ bool ClusterNode::Impl::OnFrame(const std::shared_ptr<Conn>& c, const Header& h,
           !r.U64(&life)) {
         return false;
       }
-      hlc_.Observe(m.stamp.hlc);
+      Observe(m);
       const Verdict v = Judge(sender, routing_key, deadline, epoch, life);
       if (v == Verdict::kConfirmed) {
         store_->ApplyReplicated(m);

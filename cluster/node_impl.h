@@ -11,6 +11,7 @@
 #ifndef EPHPM_CLUSTER_NODE_IMPL_H_
 #define EPHPM_CLUSTER_NODE_IMPL_H_
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -238,6 +239,20 @@ class ClusterNode::Impl {
   // may be lost, so the member gets this node's whole state (at the next
   // tick, if it is not dead; a dead one gets it when it comes back).
   void LinkFailed(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
+  // Moves the clock past a mutation this node received: its stamp, and the
+  // fence the key carries.  A fence is granted as at least a stamp of the
+  // owner's clock (Store::SetNxFenced), so a node that has heard of a fence
+  // stamps, and thus grants, only above it: fences keep increasing when the
+  // key's owner changes.
+  // A fence recorded by a fenced write is the client's number, not a clock
+  // reading: one past kMaxObservedFence would let the clock run out of
+  // readings (or wrap and go back), so the clock stops short of it and the
+  // store's own fence clock, which records it whole, keeps the order.
+  static constexpr uint64_t kMaxObservedFence = ~uint64_t{0} >> 1;
+  void Observe(const Mutation& m) {
+    hlc_.Observe(m.stamp.hlc);
+    hlc_.Observe(std::min(m.fence, kMaxObservedFence));
+  }
   // Applies the `n` replicated mutations *r holds next (a kReplicate or
   // kSyncBatch body); false when one is malformed.
   bool ApplyMutations(Reader* r, uint32_t n);
