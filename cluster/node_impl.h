@@ -97,13 +97,24 @@ class ClusterNode::Impl {
                                                       int64_t ttl_ms);
   Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta);
   Routed<GetReply> RouteGet(std::string_view key);
+  Routed<FencedGrant> RouteSetNxFenced(std::string_view key, std::string_view value,
+                                       int64_t ttl_ms, bool ephemeral);
+  Routed<ExpireIfEqOutcome> RouteExpireIfEq(std::string_view key, std::string_view token,
+                                            int64_t ttl_ms);
+  Routed<SetFencedOutcome> RouteSetFenced(std::string_view key, std::string_view value,
+                                          uint64_t fence, int64_t ttl_ms);
+  Routed<LockStateReply> RouteLockState(std::string_view key, std::string_view token);
+  Routed<SetWithReply> RouteSetWith(std::string_view key, std::string_view value,
+                                    const SetOptions& options);
+  Routed<DelExReply> RouteDelEx(std::string_view key, const ValueCondition& condition);
 
  private:
   // ---- owner arbitration (router.cc) ------------------------------------------
   //
   // The rule (docs/CLUSTER.md, "Why a paused owner cannot decide"): a
   // decision (set_nx, del_if_eq, set_if_eq, del_if_guard_eq,
-  // expire_if_guard_eq, incr_by) is made by the key's owner only while
+  // expire_if_guard_eq, incr_by, the fenced grant, expire_if_eq, the fenced
+  // write, a conditional SET or DELEX) is made by the key's owner only while
   //   1. the members it holds alive are a strict majority of the members it
   //      knows, and
   //   2. it is *ready*: since it started, or since it last lost its standing
@@ -220,6 +231,9 @@ class ClusterNode::Impl {
   template <RouteOp kOp, typename AnswerFn>
   bool DecideFor(const RouteArgs& args, int64_t deadline, std::shared_ptr<const View> view,
                  const AnswerFn& answer);
+  // The owner's side of a read (IsRead): answered at once.  Returns true.
+  template <RouteOp kOp, typename AnswerFn>
+  bool ReadFor(const RouteArgs& args, const AnswerFn& answer);
   bool OnRouteRequest(const std::shared_ptr<Conn>& c, const std::string& asker, uint64_t request_id,
                       Reader* r);
   Verdict Judge(std::string_view decider, std::string_view routing_key, int64_t deadline,
