@@ -263,9 +263,10 @@ class ClusterNode::Impl {
   // readings (or wrap and go back), so the clock stops short of it and the
   // store's own fence clock, which records it whole, keeps the order.
   static constexpr uint64_t kMaxObservedFence = ~uint64_t{0} >> 1;
+  void ObserveFence(uint64_t fence) { hlc_.Observe(std::min(fence, kMaxObservedFence)); }
   void Observe(const Mutation& m) {
     hlc_.Observe(m.stamp.hlc);
-    hlc_.Observe(std::min(m.fence, kMaxObservedFence));
+    ObserveFence(m.fence);
   }
   // Applies the `n` replicated mutations *r holds next (a kReplicate or
   // kSyncBatch body); false when one is malformed.
