@@ -24,14 +24,6 @@ using ephpm::cluster::RoutingPart;
 
 namespace {
 
-// A key that `owner` owns in `view`'s view (found by trying names).
-std::string KeyOwnedBy(const Node& view, const std::string& owner, const std::string& prefix) {
-  for (int i = 0;; ++i) {
-    std::string k = prefix + std::to_string(i);
-    if (view.node->OwnerOf(k) == owner) return k;
-  }
-}
-
 void DelayReplication(const std::vector<Node*>& nodes, int64_t ms) {
   for (Node* from : nodes) {
     for (Node* to : nodes) {
