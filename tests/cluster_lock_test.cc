@@ -46,14 +46,14 @@ TEST_CASE("lock: a fenced grant asked of a non-owner is decided by the owner, wi
   Trio t;
   t.Converge();
   const std::string lock = KeyOwnedBy(t.a, "c", "lock:");
-  const uint64_t decided_before = Counter(t.c, "routed_decided");
-  const uint64_t calls_before = Counter(t.a, "routed_calls");
+  const uint64_t decided_before = Counter(t.c, "cluster_routed_decided");
+  const uint64_t calls_before = Counter(t.a, "cluster_routed_calls");
 
   const FencedGrant g = t.a.store->SetNxFenced(lock, "tok-a", 30000, false);
   REQUIRE(g.outcome == SetNxOutcome::kInserted);
   CHECK(g.fence != 0);
-  CHECK(Counter(t.c, "routed_decided") > decided_before);
-  CHECK(Counter(t.a, "routed_calls") > calls_before);
+  CHECK(Counter(t.c, "cluster_routed_decided") > decided_before);
+  CHECK(Counter(t.a, "cluster_routed_calls") > calls_before);
   // Confirmed by every member before it was answered: each copy has the
   // lock and the fence it was granted with.
   CHECK(t.Everywhere(lock, "tok-a"));
@@ -129,17 +129,17 @@ TEST_CASE("lock: a fenced write through a non-owner is judged by the owner and t
   const FencedGrant g = t.a.store->SetNxFenced(lock, "tok", 30000, false);
   REQUIRE(g.outcome == SetNxOutcome::kInserted);
 
-  uint64_t decided = Counter(t.c, "routed_decided");
+  uint64_t decided = Counter(t.c, "cluster_routed_decided");
   REQUIRE(t.a.store->SetFenced(res, "v1", g.fence) == SetFencedOutcome::kWritten);
-  CHECK(Counter(t.c, "routed_decided") > decided);
+  CHECK(Counter(t.c, "cluster_routed_decided") > decided);
   CHECK(t.Everywhere(res, "v1"));
   for (Node* n : t.all()) CHECK(LocalFence(*n, res) == g.fence);
 
   // An older fence, through either non-owner: refused by the owner.
-  decided = Counter(t.c, "routed_decided");
+  decided = Counter(t.c, "cluster_routed_decided");
   CHECK(t.b.store->SetFenced(res, "stale", g.fence - 1) == SetFencedOutcome::kStale);
   CHECK(t.a.store->SetFenced(res, "stale", g.fence - 1, 5000) == SetFencedOutcome::kStale);
-  CHECK(Counter(t.c, "routed_decided") >= decided + 2);
+  CHECK(Counter(t.c, "cluster_routed_decided") >= decided + 2);
   CHECK(t.Everywhere(res, "v1"));
 
   // A newer one is written and replicated with its fence, so that any

@@ -498,15 +498,6 @@ TEST_CASE("routing: the minority side of a partition decides nothing", "[cluster
   CHECK(t.c.store->SetNx(c_key, "late", 30000) == SetNxOutcome::kExists);
 }
 
-namespace {
-uint64_t Counter(const Node& n, const std::string& name) {
-  const std::string info = n.node->Describe();
-  const size_t at = info.find(name + ":");
-  REQUIRE(at != std::string::npos);
-  return std::stoull(info.substr(at + name.size() + 1));
-}
-}  // namespace
-
 // Issue 12, break 4 (found by the fault test): an owner that applied a
 // routed decision but did not get every confirmation must answer "unknown".
 // Answered "refused", the asker asked again, and the first try could still

@@ -100,13 +100,12 @@ inline std::string KeyOwnedBy(const Node& view, const std::string& owner,
   }
 }
 
-// One of INFO's cluster counters ("routed_decided", ...) on node `n`.
+// One of INFO's cluster counters ("cluster_routed_calls", ...) on node `n`.
 inline uint64_t Counter(const Node& n, const std::string& name) {
   const std::string info = n.node->Describe();
-  const std::string label = "cluster_" + name + ":";
-  const size_t at = info.find(label);
+  const size_t at = info.find(name + ":");
   REQUIRE(at != std::string::npos);
-  return std::stoull(info.substr(at + label.size()));
+  return std::stoull(info.substr(at + name.size() + 1));
 }
 
 // Polls `pred` until it holds or `timeout_ms` passes; returns how long it
