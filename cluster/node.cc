@@ -370,8 +370,8 @@ Routed<FencedGrant> ClusterNode::RouteSetNxFenced(std::string_view key, std::str
                                                   int64_t ttl_ms, bool ephemeral) {
   return impl_->RouteSetNxFenced(key, value, ttl_ms, ephemeral);
 }
-Routed<ExpireIfEqOutcome> ClusterNode::RouteExpireIfEq(std::string_view key,
-                                                       std::string_view token, int64_t ttl_ms) {
+Routed<ExpireIfEqOutcome> ClusterNode::RouteExpireIfEq(std::string_view key, std::string_view token,
+                                                       int64_t ttl_ms) {
   return impl_->RouteExpireIfEq(key, token, ttl_ms);
 }
 Routed<SetFencedOutcome> ClusterNode::RouteSetFenced(std::string_view key, std::string_view value,

@@ -145,8 +145,8 @@ class ClusterNode final : public Replicator {
                                                       int64_t ttl_ms) override;
   Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta) override;
   Routed<GetReply> RouteGet(std::string_view key) override;
-  Routed<FencedGrant> RouteSetNxFenced(std::string_view key, std::string_view value,
-                                       int64_t ttl_ms, bool ephemeral) override;
+  Routed<FencedGrant> RouteSetNxFenced(std::string_view key, std::string_view value, int64_t ttl_ms,
+                                       bool ephemeral) override;
   Routed<ExpireIfEqOutcome> RouteExpireIfEq(std::string_view key, std::string_view token,
                                             int64_t ttl_ms) override;
   Routed<SetFencedOutcome> RouteSetFenced(std::string_view key, std::string_view value,

@@ -97,8 +97,8 @@ class ClusterNode::Impl {
                                                       int64_t ttl_ms);
   Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta);
   Routed<GetReply> RouteGet(std::string_view key);
-  Routed<FencedGrant> RouteSetNxFenced(std::string_view key, std::string_view value,
-                                       int64_t ttl_ms, bool ephemeral);
+  Routed<FencedGrant> RouteSetNxFenced(std::string_view key, std::string_view value, int64_t ttl_ms,
+                                       bool ephemeral);
   Routed<ExpireIfEqOutcome> RouteExpireIfEq(std::string_view key, std::string_view token,
                                             int64_t ttl_ms);
   Routed<SetFencedOutcome> RouteSetFenced(std::string_view key, std::string_view value,

@@ -103,8 +103,7 @@ constexpr int kMaxOutcome<ExpireIfGuardEqOutcome> =
 template <>
 constexpr int kMaxOutcome<ExpireIfEqOutcome> = static_cast<int>(ExpireIfEqOutcome::kOutOfMemory);
 template <>
-constexpr int kMaxOutcome<SetFencedOutcome> =
-    static_cast<int>(SetFencedOutcome::kInvalidArgument);
+constexpr int kMaxOutcome<SetFencedOutcome> = static_cast<int>(SetFencedOutcome::kInvalidArgument);
 template <>
 constexpr int kMaxOutcome<LockStateOutcome> = static_cast<int>(LockStateOutcome::kOutOfMemory);
 template <>
@@ -217,10 +216,18 @@ void EncodeArgs(RouteOp op, const RouteArgs& a, Writer* w) {
   for (size_t i = 0; i < row->count; ++i) {
     const Field& f = row->fields[i];
     switch (f.kind) {
-      case Field::Kind::kStr: w->Str(a.*f.str); break;
-      case Field::Kind::kI64: w->I64(a.*f.i64); break;
-      case Field::Kind::kU64: w->U64(a.*f.u64); break;
-      case Field::Kind::kByte: w->U8(a.*f.byte); break;
+      case Field::Kind::kStr:
+        w->Str(a.*f.str);
+        break;
+      case Field::Kind::kI64:
+        w->I64(a.*f.i64);
+        break;
+      case Field::Kind::kU64:
+        w->U64(a.*f.u64);
+        break;
+      case Field::Kind::kByte:
+        w->U8(a.*f.byte);
+        break;
     }
   }
 }
@@ -232,10 +239,18 @@ bool DecodeArgs(RouteOp op, Reader* r, RouteArgs* a) {
     const Field& f = row->fields[i];
     bool ok = false;
     switch (f.kind) {
-      case Field::Kind::kStr: ok = r->Str(&(a->*f.str)); break;
-      case Field::Kind::kI64: ok = r->I64(&(a->*f.i64)); break;
-      case Field::Kind::kU64: ok = r->U64(&(a->*f.u64)); break;
-      case Field::Kind::kByte: ok = r->U8(&(a->*f.byte)) && a->*f.byte <= f.max; break;
+      case Field::Kind::kStr:
+        ok = r->Str(&(a->*f.str));
+        break;
+      case Field::Kind::kI64:
+        ok = r->I64(&(a->*f.i64));
+        break;
+      case Field::Kind::kU64:
+        ok = r->U64(&(a->*f.u64));
+        break;
+      case Field::Kind::kByte:
+        ok = r->U8(&(a->*f.byte)) && a->*f.byte <= f.max;
+        break;
     }
     if (!ok) return false;
   }
@@ -336,8 +351,7 @@ void OutcomeCodec<LockStateReply>::Encode(const LockStateReply& o, Writer* w) {
 
 bool OutcomeCodec<LockStateReply>::Decode(std::string_view answer, LockStateReply* out) {
   Reader r(answer);
-  if (!ByteFrom(&r, &out->outcome) || !r.I64(&out->pttl_ms) || !r.U64(&out->fence) ||
-      !r.done()) {
+  if (!ByteFrom(&r, &out->outcome) || !r.I64(&out->pttl_ms) || !r.U64(&out->fence) || !r.done()) {
     return false;
   }
   // A live entry has ms left or -1 (no expiry); -2 is Redis's "no key".
