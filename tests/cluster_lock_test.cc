@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cluster_util.h"
 #include "ephpm/store.h"
+#include "owner.h"
 
 using namespace cluster_test;  // NOLINT: the suite's own helpers
 using ephpm::DelExReply;
@@ -32,6 +34,14 @@ ValueCondition IfEq(std::string_view value) {
   c.kind = ValueCondition::Kind::kIfEq;
   c.value = value;
   return c;
+}
+
+// A key that the 4th of four members (sorted by id) will own.
+std::string KeyForFourth(const std::string& prefix) {
+  for (int i = 0;; ++i) {
+    std::string k = prefix + std::to_string(i);
+    if (ephpm::cluster::OwnerIndex(k, 4) == 3) return k;
+  }
 }
 
 // The fence key carries on node n's own copy (0 when missing).
@@ -293,4 +303,74 @@ TEST_CASE("lock: with the owner unreachable every lock operation is unknown, nev
   REQUIRE(t.c.store->Inspect(lock, &info) == Status::kOk);
   CHECK(info.expires_at_ms != 0);
   CHECK(info.expires_at_ms - ephpm::WallMs() <= 30000);
+}
+
+// A joining member receives every member's whole state: the fences live
+// entries carry come with them, and move its clock, so once it owns the lock
+// its grant is above the one made before it joined.
+TEST_CASE("lock: a member that joins later receives the fences, and grants above them",
+          "[cluster][lock]") {
+  Trio t;
+  t.Converge();
+  const std::string lock = KeyForFourth("lock:");
+  const std::string held = KeyForFourth("held:");
+  const FencedGrant g = t.a.store->SetNxFenced(lock, "tok", 600, false);
+  REQUIRE(g.outcome == SetNxOutcome::kInserted);
+  const FencedGrant h = t.b.store->SetNxFenced(held, "tok", 30000, false);
+  REQUIRE(h.outcome == SetNxOutcome::kInserted);
+
+  auto od = Fast("d");
+  od.join = {t.b.address()};
+  Node d(od);
+  std::vector<Node*> all = {&t.a, &t.b, &t.c, &d};
+  REQUIRE(WaitFor(4 * JoinBoundMs(Fast("x"), 4), [&] {
+            return AllAlive(all, {"a", "b", "c", "d"}) && AllReady(all);
+          }) >= 0);
+  CHECK(d.node->OwnerOf(lock) == "d");
+  const LockStateReply s = d.store->LockStateLocal(held, "tok");
+  CHECK(s.outcome == LockStateOutcome::kHeld);
+  CHECK(s.fence == h.fence);
+  CHECK(d.node->NextStamp().hlc > h.fence);
+  // The short lock runs out; d, its owner now, grants it above both.
+  FencedGrant next;
+  REQUIRE(WaitFor(3000, [&] {
+            next = t.a.store->SetNxFenced(lock, "tok2", 30000, false);
+            return next.outcome == SetNxOutcome::kInserted;
+          }) >= 0);
+  CHECK(next.fence > g.fence);
+  CHECK(next.fence > h.fence);
+  for (Node* n : all) CHECK(LocalFence(*n, lock) == next.fence);
+}
+
+// KNOWN GAP (store side, reported): Store::ForEachForSync sends a deleted
+// key's tombstone without the fence the key keeps recorded, and no fence
+// record at all, so a member that catches up by a whole state does not know
+// it; once it owns the key it accepts a fenced write older than one the
+// cluster already took.  Members that were there when the key was deleted
+// keep the record (the kDelete carried it).  [!mayfail] until the sync
+// carries fence records.
+TEST_CASE("lock: a member that joins later refuses a stale fenced write to a deleted key",
+          "[cluster][lock][!mayfail]") {
+  Trio t;
+  t.Converge();
+  const std::string res = KeyForFourth("res:");
+  const uint64_t fence = t.a.node->NextStamp().hlc;
+  REQUIRE(t.a.store->SetFenced(res, "v", fence) == SetFencedOutcome::kWritten);
+  int64_t removed = 0;
+  REQUIRE(t.b.store->Del(res, &removed) == Status::kOk);
+  REQUIRE(removed == 1);
+  REQUIRE(WaitFor(3000, [&] { return t.Everywhere(res, "<missing>"); }) >= 0);
+  // The members present keep the record: a stale write is refused.
+  CHECK(t.c.store->SetFenced(res, "stale", fence - 1) == SetFencedOutcome::kStale);
+
+  auto od = Fast("d");
+  od.join = {t.b.address()};
+  Node d(od);
+  std::vector<Node*> all = {&t.a, &t.b, &t.c, &d};
+  REQUIRE(WaitFor(4 * JoinBoundMs(Fast("x"), 4), [&] {
+            return AllAlive(all, {"a", "b", "c", "d"}) && AllReady(all);
+          }) >= 0);
+  REQUIRE(d.node->OwnerOf(res) == "d");
+  CHECK(t.a.store->SetFenced(res, "stale", fence - 1) == SetFencedOutcome::kStale);
+  CHECK(t.a.Get(res) == "<missing>");
 }
