@@ -342,15 +342,11 @@ TEST_CASE("lock: a member that joins later receives the fences, and grants above
   for (Node* n : all) CHECK(LocalFence(*n, lock) == next.fence);
 }
 
-// KNOWN GAP (store side, reported): Store::ForEachForSync sends a deleted
-// key's tombstone without the fence the key keeps recorded, and no fence
-// record at all, so a member that catches up by a whole state does not know
-// it; once it owns the key it accepts a fenced write older than one the
-// cluster already took.  Members that were there when the key was deleted
-// keep the record (the kDelete carried it).  [!mayfail] until the sync
-// carries fence records.
+// A member that catches up by a whole state learns the fences deleted keys
+// keep recorded (Store::ForEachForSync sends them), so once it owns the key
+// it refuses a fenced write older than one the cluster already took.
 TEST_CASE("lock: a member that joins later refuses a stale fenced write to a deleted key",
-          "[cluster][lock][!mayfail]") {
+          "[cluster][lock]") {
   Trio t;
   t.Converge();
   const std::string res = KeyForFourth("res:");

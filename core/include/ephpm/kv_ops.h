@@ -298,8 +298,10 @@ typedef struct ephpm_kv_ops {
   /* ---- locks with fencing tokens (docs/LOCKS.md) ---- */
 
   /* set_nx that also returns the grant's fencing token: OK with *inserted =
-   * 1 and *fence (> every fence granted or recorded before, see
-   * docs/LOCKS.md), or *inserted = 0 (a live entry exists; *fence = 0).
+   * 1 and *fence (> every fence this store granted, loaded or heard of from
+   * other members' grants; not moved by fences clients pass to set_fenced;
+   * a clock reading, so it skips numbers: see docs/LOCKS.md), or *inserted
+   * = 0 (a live entry exists; *fence = 0).
    * ephemeral = 1 takes it as set_nx_ephemeral does (a lock held by a request
    * of this process: never logged, taken while writes are refused). */
   int (*set_nx_fenced)(void *ctx, const char *key, size_t key_len, const char *value,
