@@ -1,5 +1,5 @@
 /* This is a generated file, edit the .stub.php file instead.
- * Stub hash: c673fec3e5a1779980be6fad0cf466298fa6522c */
+ * Stub hash: 16109a1008da7403c5b85adbaddf0ce2ac4b7d19 */
 
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_ephpm_test_install_host_ops, 0, 1, IS_VOID, 0)
 	ZEND_ARG_TYPE_INFO(0, variant, IS_STRING, 0)
