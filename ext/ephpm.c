@@ -25,6 +25,7 @@ ZEND_DECLARE_MODULE_GLOBALS(ephpm)
 
 #ifdef EPHPM_TEST_HOOKS
 void ephpm_test_hooks_register(int module_number);
+void ephpm_test_hooks_request_shutdown(void);
 #endif
 
 /* ---- INI ------------------------------------------------------------------
@@ -319,6 +320,9 @@ static PHP_MSHUTDOWN_FUNCTION(ephpm) {
  * reach here too; objects still alive are freed only after this). */
 static PHP_RSHUTDOWN_FUNCTION(ephpm) {
   ephpm_lock_request_shutdown();
+#ifdef EPHPM_TEST_HOOKS
+  ephpm_test_hooks_request_shutdown();
+#endif
   return SUCCESS;
 }
 

@@ -51,3 +51,9 @@ function ephpm_test_session_trace_get(): array {}
 
 /** Deletes $key from the store after $delay_ms, from another thread. */
 function ephpm_test_delete_after(string $key, int $delay_ms): void {}
+
+/**
+ * Once the request has ended (after its Ephpm\Lock objects were released),
+ * writes "at request end: $key is free" (or "is still held") to stdout.
+ */
+function ephpm_test_check_at_request_end(string $key): void {}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ephpm_ops.h"
 #include "ephpm_session.h"
@@ -345,6 +346,37 @@ PHP_FUNCTION(ephpm_test_delete_after) {
     RETURN_THROWS();
   }
   pthread_detach(thread);
+}
+
+/* ---- after the request -------------------------------------------------- */
+
+static char *end_key;  /* this process's only request thread (CLI) */
+static size_t end_key_len;
+
+PHP_FUNCTION(ephpm_test_check_at_request_end) {
+  zend_string *key;
+  ZEND_PARSE_PARAMETERS_START(1, 1)
+    Z_PARAM_STR(key)
+  ZEND_PARSE_PARAMETERS_END();
+  free(end_key);
+  end_key = malloc(ZSTR_LEN(key) + 1);
+  if (end_key == NULL) return;
+  memcpy(end_key, ZSTR_VAL(key), ZSTR_LEN(key) + 1);
+  end_key_len = ZSTR_LEN(key);
+}
+
+void ephpm_test_hooks_request_shutdown(void) {
+  if (end_key == NULL) return;
+  const ephpm_kv_ops *ops = ephpm_ops_peek();
+  int exists = -1;
+  if (ops != NULL) ops->exists(ops->ctx, end_key, end_key_len, &exists);
+  /* PHP's output is closed for the request by now: straight to stdout */
+  char line[128];
+  const int n = snprintf(line, sizeof line, "at request end: %.64s %s\n", end_key,
+                         exists == 0 ? "is free" : exists == 1 ? "is still held" : "unknown");
+  if (n > 0 && write(STDOUT_FILENO, line, (size_t)n) < 0) { /* nothing to do */ }
+  free(end_key);
+  end_key = NULL;
 }
 
 void ephpm_test_hooks_register(int module_number) {
