@@ -40,7 +40,8 @@ show(fn() => Lock::acquire('t', -INF));
 show(fn() => Lock::acquire('t', 4611686018427388.0));
 show(fn() => Lock::acquire('t', 1e300));
 show(fn() => ephpm_kv_exists('t'));
-show(fn() => Lock::acquire('t', 4611686018427387.0) instanceof Lock);
+$kept = null;
+show(function () use (&$kept) { $kept = Lock::acquire('t', 4611686018427387.0); return $kept instanceof Lock; });
 show(fn() => ephpm_kv_ttl('t') > 4611686018427000);
 ?>
 --EXPECT--
