@@ -318,9 +318,10 @@ static void acquire_generic(INTERNAL_FUNCTION_PARAMETERS, bool blocking) {
      * only a quiet wait makes the next one longer. */
     if (!changed) step = step > BLOCK_STEP_MAX_MS / 2 ? BLOCK_STEP_MAX_MS : step * 2;
   }
+  /* the engine reads return_value after an exception too: no dangling object */
   zval_ptr_dtor(return_value);
+  ZVAL_NULL(return_value);
   if (EG(exception)) RETURN_THROWS();
-  RETURN_NULL();
 }
 
 ZEND_METHOD(Ephpm_Lock, __construct) {
@@ -376,6 +377,7 @@ ZEND_METHOD(Ephpm_Lock, restore) {
   if (state < 0) {
     unlink_held(o);
     zval_ptr_dtor(return_value);
+    ZVAL_NULL(return_value);
     RETURN_THROWS();
   }
   o->fence = state == 0 ? fence : 0;
