@@ -273,16 +273,10 @@ static take_result take(const ephpm_kv_ops *ops, ephpm_lock_obj *o, int64_t ttl_
   return TAKE_THREW;
 }
 
-/* acquire() and block(): block() waits up to wait_ms, acquire() is wait 0. */
-static void acquire_generic(INTERNAL_FUNCTION_PARAMETERS, bool blocking) {
-  zend_string *name;
-  double ttl = 30.0, wait = 10.0;
-  ZEND_PARSE_PARAMETERS_START(1, blocking ? 3 : 2)
-    Z_PARAM_STR(name)
-    Z_PARAM_OPTIONAL
-    Z_PARAM_DOUBLE(ttl)
-    Z_PARAM_DOUBLE(wait)
-  ZEND_PARSE_PARAMETERS_END();
+/* acquire() and block(): block() waits up to `wait` seconds, acquire() not
+ * at all. */
+static void acquire_generic(zval *return_value, zend_string *name, double ttl, bool blocking,
+                            double wait) {
   int64_t ttl_ms, wait_ms = 0;
   if (!ephpm_check_key(name, 1) || !seconds_to_ms(ttl, 2, false, &ttl_ms)) RETURN_THROWS();
   if (blocking && !seconds_to_ms(wait, 3, true, &wait_ms)) RETURN_THROWS();
@@ -329,9 +323,28 @@ ZEND_METHOD(Ephpm_Lock, __construct) {
   ZEND_PARSE_PARAMETERS_NONE();
 }
 
-ZEND_METHOD(Ephpm_Lock, acquire) { acquire_generic(INTERNAL_FUNCTION_PARAM_PASSTHRU, false); }
+ZEND_METHOD(Ephpm_Lock, acquire) {
+  zend_string *name;
+  double ttl = 30.0;
+  ZEND_PARSE_PARAMETERS_START(1, 2)
+    Z_PARAM_STR(name)
+    Z_PARAM_OPTIONAL
+    Z_PARAM_DOUBLE(ttl)
+  ZEND_PARSE_PARAMETERS_END();
+  acquire_generic(return_value, name, ttl, false, 0);
+}
 
-ZEND_METHOD(Ephpm_Lock, block) { acquire_generic(INTERNAL_FUNCTION_PARAM_PASSTHRU, true); }
+ZEND_METHOD(Ephpm_Lock, block) {
+  zend_string *name;
+  double ttl = 30.0, wait = 10.0;
+  ZEND_PARSE_PARAMETERS_START(1, 3)
+    Z_PARAM_STR(name)
+    Z_PARAM_OPTIONAL
+    Z_PARAM_DOUBLE(ttl)
+    Z_PARAM_DOUBLE(wait)
+  ZEND_PARSE_PARAMETERS_END();
+  acquire_generic(return_value, name, ttl, true, wait);
+}
 
 /* The lock's state at the owner: 0 held by this token, 1 by another, 2
  * absent; -1 with an exception thrown. */
