@@ -115,6 +115,29 @@ function group_lock_class(array $env): void
     check('handover: woken by the release, not the TTL', ($h['waited'] ?? 99) >= 0.25 && ($h['waited'] ?? 99) < 3,
         show($h));
 
+    // Handover between two PHP requests (parallel workers only): B waits
+    // in block() while A holds the lock for 500 ms, and takes it as A
+    // releases it, with a higher fence.
+    if ($env['zts']) {
+        $a = new Conn($srv->port);
+        $a->send(build_request('GET', '/lock_hold.php?name=php_handover&hold_ms=500&ttl=30'));
+        usleep(100000);
+        $b = new Conn($srv->port);
+        $b->send(build_request('GET', '/lock_hold.php?name=php_handover&ttl=30&wait=20'));
+        $ha = json_decode($a->readResponse()['body'] ?? '', true);
+        $hb = json_decode($b->readResponse()['body'] ?? '', true);
+        $a->close();
+        $b->close();
+        check('php handover: both got the lock', ($ha['got'] ?? false) && ($hb['got'] ?? false),
+            show([$ha, $hb]));
+        $gap = ($hb['start'] ?? 0) - ($ha['end'] ?? 0);
+        check('php handover: B held it only after A, and soon after', $gap >= 0 && $gap < 0.3,
+            show([$ha, $hb]));
+        check('php handover: B waited for A', ($hb['waited'] ?? 0) > 0.3, show($hb));
+        check('php handover: B\'s fence is greater', ($hb['fence'] ?? 0) > ($ha['fence'] ?? 0),
+            show([$ha, $hb]));
+    }
+
     // A waiter whose wait runs out gets null, and the holder keeps it.
     check_eq('timeout: a RESP client takes the lock', 'OK',
         resp_command($resp, ['SET', 'kept', 'resp-holder', 'NX', 'PX', '30000']));
