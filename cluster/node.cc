@@ -187,7 +187,7 @@ bool ClusterNode::Impl::ApplyMutations(Reader* r, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
     Mutation m;
     if (!r->Mut(&m)) return false;
-    hlc_.Observe(m.stamp.hlc);
+    Observe(m);
     if (store_ != nullptr) store_->ApplyReplicated(m);
     mutations_received_.fetch_add(1, std::memory_order_relaxed);
   }
@@ -268,7 +268,7 @@ bool ClusterNode::Impl::OnFrame(const std::shared_ptr<Conn>& c, const Header& h,
           !r.U64(&life)) {
         return false;
       }
-      hlc_.Observe(m.stamp.hlc);
+      Observe(m);
       const Verdict v = Judge(sender, routing_key, deadline, epoch, life);
       if (v == Verdict::kConfirmed) {
         store_->ApplyReplicated(m);
@@ -366,6 +366,28 @@ Routed<IncrByReply> ClusterNode::RouteIncrBy(std::string_view key, int64_t delta
   return impl_->RouteIncrBy(key, delta);
 }
 Routed<GetReply> ClusterNode::RouteGet(std::string_view key) { return impl_->RouteGet(key); }
+Routed<FencedGrant> ClusterNode::RouteSetNxFenced(std::string_view key, std::string_view value,
+                                                  int64_t ttl_ms, bool ephemeral) {
+  return impl_->RouteSetNxFenced(key, value, ttl_ms, ephemeral);
+}
+Routed<ExpireIfEqOutcome> ClusterNode::RouteExpireIfEq(std::string_view key, std::string_view token,
+                                                       int64_t ttl_ms) {
+  return impl_->RouteExpireIfEq(key, token, ttl_ms);
+}
+Routed<SetFencedOutcome> ClusterNode::RouteSetFenced(std::string_view key, std::string_view value,
+                                                     uint64_t fence, int64_t ttl_ms) {
+  return impl_->RouteSetFenced(key, value, fence, ttl_ms);
+}
+Routed<LockStateReply> ClusterNode::RouteLockState(std::string_view key, std::string_view token) {
+  return impl_->RouteLockState(key, token);
+}
+Routed<SetWithReply> ClusterNode::RouteSetWith(std::string_view key, std::string_view value,
+                                               const SetOptions& options) {
+  return impl_->RouteSetWith(key, value, options);
+}
+Routed<DelExReply> ClusterNode::RouteDelEx(std::string_view key, const ValueCondition& condition) {
+  return impl_->RouteDelEx(key, condition);
+}
 bool ClusterNode::SameOwner(const std::vector<std::string_view>& keys) {
   return impl_->SameOwner(keys);
 }

@@ -12,8 +12,10 @@
 //  - Data plane: node-to-node TCP (Boost.Asio), versioned length-prefixed
 //    frames (wire.h), one reused connection per peer, a bounded send queue
 //    per peer, a timeout per request.
-//  - Owner arbitration: set_nx, del_if_eq, set_if_eq, incr_by (and reads
-//    that must see the owner's latest decision) are decided by the key's
+//  - Owner arbitration: set_nx, del_if_eq, set_if_eq, incr_by, the lock
+//    API's fenced grant, expire_if_eq, fenced write and the conditional SET
+//    and DELEX (and reads that must see the owner's latest decision: a
+//    session's data, a lock's state) are decided by the key's
 //    owner (owner.h) among the members this node holds alive.  Another node
 //    forwards them (Route*) and waits up to the request timeout; no answer is
 //    kOwnerUnreachable, never a local guess.  The owner decides with the
@@ -143,6 +145,16 @@ class ClusterNode final : public Replicator {
                                                       int64_t ttl_ms) override;
   Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta) override;
   Routed<GetReply> RouteGet(std::string_view key) override;
+  Routed<FencedGrant> RouteSetNxFenced(std::string_view key, std::string_view value, int64_t ttl_ms,
+                                       bool ephemeral) override;
+  Routed<ExpireIfEqOutcome> RouteExpireIfEq(std::string_view key, std::string_view token,
+                                            int64_t ttl_ms) override;
+  Routed<SetFencedOutcome> RouteSetFenced(std::string_view key, std::string_view value,
+                                          uint64_t fence, int64_t ttl_ms) override;
+  Routed<LockStateReply> RouteLockState(std::string_view key, std::string_view token) override;
+  Routed<SetWithReply> RouteSetWith(std::string_view key, std::string_view value,
+                                    const SetOptions& options) override;
+  Routed<DelExReply> RouteDelEx(std::string_view key, const ValueCondition& condition) override;
   bool SameOwner(const std::vector<std::string_view>& keys) override;
 
 #ifdef EPHPM_CLUSTER_TEST_HOOKS

@@ -11,6 +11,7 @@
 #ifndef EPHPM_CLUSTER_NODE_IMPL_H_
 #define EPHPM_CLUSTER_NODE_IMPL_H_
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
@@ -96,13 +97,24 @@ class ClusterNode::Impl {
                                                       int64_t ttl_ms);
   Routed<IncrByReply> RouteIncrBy(std::string_view key, int64_t delta);
   Routed<GetReply> RouteGet(std::string_view key);
+  Routed<FencedGrant> RouteSetNxFenced(std::string_view key, std::string_view value, int64_t ttl_ms,
+                                       bool ephemeral);
+  Routed<ExpireIfEqOutcome> RouteExpireIfEq(std::string_view key, std::string_view token,
+                                            int64_t ttl_ms);
+  Routed<SetFencedOutcome> RouteSetFenced(std::string_view key, std::string_view value,
+                                          uint64_t fence, int64_t ttl_ms);
+  Routed<LockStateReply> RouteLockState(std::string_view key, std::string_view token);
+  Routed<SetWithReply> RouteSetWith(std::string_view key, std::string_view value,
+                                    const SetOptions& options);
+  Routed<DelExReply> RouteDelEx(std::string_view key, const ValueCondition& condition);
 
  private:
   // ---- owner arbitration (router.cc) ------------------------------------------
   //
   // The rule (docs/CLUSTER.md, "Why a paused owner cannot decide"): a
   // decision (set_nx, del_if_eq, set_if_eq, del_if_guard_eq,
-  // expire_if_guard_eq, incr_by) is made by the key's owner only while
+  // expire_if_guard_eq, incr_by, the fenced grant, expire_if_eq, the fenced
+  // write, a conditional SET or DELEX) is made by the key's owner only while
   //   1. the members it holds alive are a strict majority of the members it
   //      knows, and
   //   2. it is *ready*: since it started, or since it last lost its standing
@@ -219,6 +231,9 @@ class ClusterNode::Impl {
   template <RouteOp kOp, typename AnswerFn>
   bool DecideFor(const RouteArgs& args, int64_t deadline, std::shared_ptr<const View> view,
                  const AnswerFn& answer);
+  // The owner's side of a read (IsRead): answered at once.  Returns true.
+  template <RouteOp kOp, typename AnswerFn>
+  bool ReadFor(const RouteArgs& args, const AnswerFn& answer);
   bool OnRouteRequest(const std::shared_ptr<Conn>& c, const std::string& asker, uint64_t request_id,
                       Reader* r);
   Verdict Judge(std::string_view decider, std::string_view routing_key, int64_t deadline,
@@ -238,6 +253,21 @@ class ClusterNode::Impl {
   // may be lost, so the member gets this node's whole state (at the next
   // tick, if it is not dead; a dead one gets it when it comes back).
   void LinkFailed(const std::string& address) ABSL_LOCKS_EXCLUDED(mu_);
+  // Moves the clock past a mutation this node received: its stamp, and the
+  // fence the key carries.  A fence is granted as at least a stamp of the
+  // owner's clock (Store::SetNxFenced), so a node that has heard of a fence
+  // stamps, and thus grants, only above it: fences keep increasing when the
+  // key's owner changes.
+  // A fence recorded by a fenced write is the client's number, not a clock
+  // reading: one past kMaxObservedFence would let the clock run out of
+  // readings (or wrap and go back), so the clock stops short of it and the
+  // store's own fence clock, which records it whole, keeps the order.
+  static constexpr uint64_t kMaxObservedFence = ~uint64_t{0} >> 1;
+  void ObserveFence(uint64_t fence) { hlc_.Observe(std::min(fence, kMaxObservedFence)); }
+  void Observe(const Mutation& m) {
+    hlc_.Observe(m.stamp.hlc);
+    ObserveFence(m.fence);
+  }
   // Applies the `n` replicated mutations *r holds next (a kReplicate or
   // kSyncBatch body); false when one is malformed.
   bool ApplyMutations(Reader* r, uint32_t n);

@@ -9,6 +9,9 @@ namespace ephpm {
 namespace cluster {
 
 void ClusterNode::Impl::Publish(const Mutation& m) noexcept {
+  // A fence this node's own store recorded (a fenced write's, above its
+  // clock) counts as heard of, as one received from a member would.
+  ObserveFence(m.fence);
   // A decision being made on this thread (Decide) goes to every member as a
   // decision to confirm, not as plain replication.
   if (tl_capture != nullptr && tl_capture->node == this) return SendDecision(*tl_capture, m);

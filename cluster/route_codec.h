@@ -25,14 +25,42 @@ enum class RouteOp : uint8_t {
   kDelIfGuardEq = 6,
   kExpireIfGuardEq = 7,
   kSetNxEphemeral = 8,  // set_nx for a lock held by a request (Store::SetNxEphemeral)
+  kSetNxFenced = 9,     // a grant with its fencing token (Store::SetNxFenced)
+  kExpireIfEq = 10,     // compare-and-expire, a lock's refresh
+  kSetFenced = 11,      // the resource-side fenced write
+  kLockState = 12,      // a read on the owner: a lock's holder, TTL and fence
+  kSetWith = 13,        // SET with an IFEQ/IFNE/IFDEQ/IFDNE condition
+  kDelEx = 14,          // DELEX with a condition
 };
 
 // Every argument a routed operation may take; each uses some of them.  The
 // views point into the caller's arguments or into the received frame.
+// `token` is what the key's value is compared with: a lock's token, or the
+// value of a ValueCondition.  The one-byte fields are enums and flags; a
+// request with one out of its range is malformed.
 struct RouteArgs {
   std::string_view guard, token, key, value;
   int64_t ttl = 0, delta = 0;
+  uint64_t fence = 0;
+  uint8_t ephemeral = 0;  // SetNxFenced: 0 or 1
+  // A ValueCondition: its kind (and `token`, `digest`).
+  uint8_t condition = 0;
+  uint64_t digest = 0;
+  // SetOptions: when, expiry (their enums' values), expires_at_ms, get_old (0 or 1).
+  uint8_t when = 0, expiry = 0, get_old = 0;
+  int64_t expires_at = 0;
 };
+
+// Whether op only reads on the owner (answered at once, not a decision).
+constexpr bool IsRead(RouteOp op) { return op == RouteOp::kGet || op == RouteOp::kLockState; }
+
+// A ValueCondition and SetOptions rebuilt from the arguments; the
+// condition's value views a.token.
+ValueCondition ConditionOf(const RouteArgs& a);
+SetOptions SetOptionsOf(const RouteArgs& a);
+// The arguments that carry them (the reverse of the two above).
+void PutCondition(const ValueCondition& c, RouteArgs* a);
+void PutSetOptions(const SetOptions& o, RouteArgs* a);
 
 // Writes op's arguments, in the order its table row gives.
 void EncodeArgs(RouteOp op, const RouteArgs& a, Writer* w);
@@ -58,6 +86,26 @@ template <>
 struct OutcomeCodec<GetReply> {
   static void Encode(const GetReply& o, Writer* w);
   static bool Decode(std::string_view answer, GetReply* out);
+};
+template <>
+struct OutcomeCodec<FencedGrant> {
+  static void Encode(const FencedGrant& o, Writer* w);
+  static bool Decode(std::string_view answer, FencedGrant* out);
+};
+template <>
+struct OutcomeCodec<LockStateReply> {
+  static void Encode(const LockStateReply& o, Writer* w);
+  static bool Decode(std::string_view answer, LockStateReply* out);
+};
+template <>
+struct OutcomeCodec<SetWithReply> {
+  static void Encode(const SetWithReply& o, Writer* w);
+  static bool Decode(std::string_view answer, SetWithReply* out);
+};
+template <>
+struct OutcomeCodec<DelExReply> {
+  static void Encode(const DelExReply& o, Writer* w);
+  static bool Decode(std::string_view answer, DelExReply* out);
 };
 
 // Per operation: its outcome type, and how the owner runs it (the store's
@@ -118,6 +166,51 @@ struct RoutedOp<RouteOp::kGet> {
   static Outcome Run(Store* s, const RouteArgs& a) {
     GetReply r;
     r.status = s->Get(a.key, &r.value);
+    return r;
+  }
+};
+template <>
+struct RoutedOp<RouteOp::kSetNxFenced> {
+  using Outcome = FencedGrant;
+  static Outcome Run(Store* s, const RouteArgs& a) {
+    return s->SetNxFencedLocal(a.key, a.value, a.ttl, a.ephemeral != 0);
+  }
+};
+template <>
+struct RoutedOp<RouteOp::kExpireIfEq> {
+  using Outcome = ExpireIfEqOutcome;
+  static Outcome Run(Store* s, const RouteArgs& a) {
+    return s->ExpireIfEqLocal(a.key, a.token, a.ttl);
+  }
+};
+template <>
+struct RoutedOp<RouteOp::kSetFenced> {
+  using Outcome = SetFencedOutcome;
+  static Outcome Run(Store* s, const RouteArgs& a) {
+    return s->SetFencedLocal(a.key, a.value, a.fence, a.ttl);
+  }
+};
+// A read on the owner, as kGet.
+template <>
+struct RoutedOp<RouteOp::kLockState> {
+  using Outcome = LockStateReply;
+  static Outcome Run(Store* s, const RouteArgs& a) { return s->LockStateLocal(a.key, a.token); }
+};
+template <>
+struct RoutedOp<RouteOp::kSetWith> {
+  using Outcome = SetWithReply;
+  static Outcome Run(Store* s, const RouteArgs& a) {
+    SetWithReply r;
+    r.status = s->SetWithLocal(a.key, a.value, SetOptionsOf(a), &r.result);
+    return r;
+  }
+};
+template <>
+struct RoutedOp<RouteOp::kDelEx> {
+  using Outcome = DelExReply;
+  static Outcome Run(Store* s, const RouteArgs& a) {
+    DelExReply r;
+    r.status = s->DelExLocal(a.key, ConditionOf(a), &r.removed);
     return r;
   }
 };

@@ -361,7 +361,7 @@ Routed<typename RoutedOp<kOp>::Outcome> ClusterNode::Impl::Route(const RouteArgs
       return Routed<Outcome>::Local();
     case Asked::kHere:
       // A read on the owner is not a decision: this node reads its own copy.
-      if constexpr (kOp == RouteOp::kGet) {
+      if constexpr (IsRead(kOp)) {
         return Routed<Outcome>::Local();
       } else {
         return DecideHere<Outcome>(RoutingKey(kOp, args), deadline, std::move(view),
@@ -427,6 +427,67 @@ Routed<GetReply> ClusterNode::Impl::RouteGet(std::string_view key) {
   return Route<RouteOp::kGet>({{}, {}, key, {}, 0, 0});
 }
 
+// The lock API of issue 15.  RouteArgs by name: the rows in route_codec.cc
+// say which of them travel.
+Routed<FencedGrant> ClusterNode::Impl::RouteSetNxFenced(std::string_view key,
+                                                        std::string_view value, int64_t ttl_ms,
+                                                        bool ephemeral) {
+  RouteArgs a;
+  a.key = key;
+  a.value = value;
+  a.ttl = ttl_ms;
+  a.ephemeral = ephemeral ? 1 : 0;
+  return Route<RouteOp::kSetNxFenced>(a);
+}
+
+Routed<ExpireIfEqOutcome> ClusterNode::Impl::RouteExpireIfEq(std::string_view key,
+                                                             std::string_view token,
+                                                             int64_t ttl_ms) {
+  RouteArgs a;
+  a.key = key;
+  a.token = token;
+  a.ttl = ttl_ms;
+  return Route<RouteOp::kExpireIfEq>(a);
+}
+
+Routed<SetFencedOutcome> ClusterNode::Impl::RouteSetFenced(std::string_view key,
+                                                           std::string_view value, uint64_t fence,
+                                                           int64_t ttl_ms) {
+  RouteArgs a;
+  a.key = key;
+  a.value = value;
+  a.fence = fence;
+  a.ttl = ttl_ms;
+  return Route<RouteOp::kSetFenced>(a);
+}
+
+// A read on the owner, as RouteGet: a member's copy may miss the owner's
+// latest grant or refresh.
+Routed<LockStateReply> ClusterNode::Impl::RouteLockState(std::string_view key,
+                                                         std::string_view token) {
+  RouteArgs a;
+  a.key = key;
+  a.token = token;
+  return Route<RouteOp::kLockState>(a);
+}
+
+Routed<SetWithReply> ClusterNode::Impl::RouteSetWith(std::string_view key, std::string_view value,
+                                                     const SetOptions& options) {
+  RouteArgs a;
+  a.key = key;
+  a.value = value;
+  PutSetOptions(options, &a);
+  return Route<RouteOp::kSetWith>(a);
+}
+
+Routed<DelExReply> ClusterNode::Impl::RouteDelEx(std::string_view key,
+                                                 const ValueCondition& condition) {
+  RouteArgs a;
+  a.key = key;
+  PutCondition(condition, &a);
+  return Route<RouteOp::kDelEx>(a);
+}
+
 // The owner's side of a route request.  A request past its deadline, for
 // a key this node does not own in its own view, or arriving while it may
 // not decide, is refused (the asker answers "unknown outcome"); else the
@@ -471,13 +532,20 @@ bool ClusterNode::Impl::OnRouteRequest(const std::shared_ptr<Conn>& c, const std
       return DecideFor<RouteOp::kExpireIfGuardEq>(args, deadline, std::move(p.view), answer);
     case RouteOp::kIncrBy:
       return DecideFor<RouteOp::kIncrBy>(args, deadline, std::move(p.view), answer);
-    case RouteOp::kGet: {
-      Writer w;
-      OutcomeCodec<GetReply>::Encode(RoutedOp<RouteOp::kGet>::Run(store_, args), &w);
-      answer(kRouteDecided, w.out());
-      routed_decided_.fetch_add(1, std::memory_order_relaxed);
-      return true;
-    }
+    case RouteOp::kSetNxFenced:
+      return DecideFor<RouteOp::kSetNxFenced>(args, deadline, std::move(p.view), answer);
+    case RouteOp::kExpireIfEq:
+      return DecideFor<RouteOp::kExpireIfEq>(args, deadline, std::move(p.view), answer);
+    case RouteOp::kSetFenced:
+      return DecideFor<RouteOp::kSetFenced>(args, deadline, std::move(p.view), answer);
+    case RouteOp::kSetWith:
+      return DecideFor<RouteOp::kSetWith>(args, deadline, std::move(p.view), answer);
+    case RouteOp::kDelEx:
+      return DecideFor<RouteOp::kDelEx>(args, deadline, std::move(p.view), answer);
+    case RouteOp::kGet:
+      return ReadFor<RouteOp::kGet>(args, answer);
+    case RouteOp::kLockState:
+      return ReadFor<RouteOp::kLockState>(args, answer);
   }
   return false;  // not reached: DecodeArgs refused an unknown operation
 }
@@ -500,6 +568,16 @@ bool ClusterNode::Impl::DecideFor(const RouteArgs& args, int64_t deadline,
   } else {
     routed_decided_.fetch_add(1, std::memory_order_relaxed);
   }
+  return true;
+}
+
+template <RouteOp kOp, typename AnswerFn>
+bool ClusterNode::Impl::ReadFor(const RouteArgs& args, const AnswerFn& answer) {
+  static_assert(IsRead(kOp), "a decision goes through DecideFor");
+  Writer w;
+  OutcomeCodec<typename RoutedOp<kOp>::Outcome>::Encode(RoutedOp<kOp>::Run(store_, args), &w);
+  answer(kRouteDecided, w.out());
+  routed_decided_.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 

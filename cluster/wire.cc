@@ -45,8 +45,12 @@ void Writer::Mut(const Mutation& m) {
   U64(m.stamp.hlc);
   U64(m.stamp.node);
   // Flags, appended (every node of a cluster runs the same build): 1 pinned,
-  // 2 ephemeral.
-  U8(static_cast<uint8_t>((m.pinned ? 1 : 0) | (m.ephemeral ? 2 : 0)));
+  // 2 ephemeral, 4 a fence follows (only when the key carries one, so a
+  // mutation without a fence costs no more than before).
+  const bool fenced = m.fence != 0;
+  U8(static_cast<uint8_t>((m.pinned ? kMutPinned : 0) | (m.ephemeral ? kMutEphemeral : 0) |
+                          (fenced ? kMutFenced : 0)));
+  if (fenced) U64(m.fence);
 }
 
 bool Reader::U8(uint8_t* v) {
@@ -102,14 +106,18 @@ bool Reader::Mut(Mutation* m) {
   if (!U8(&kind) || kind > static_cast<uint8_t>(Mutation::Kind::kFlush)) return false;
   if (!Str(&m->key) || !U8(&type) || type > static_cast<uint8_t>(ValueType::kHash)) return false;
   if (!Str(&m->value) || !U8(&compressed) || !U64(&m->original_size) || !I64(&m->expires_at_ms) ||
-      !U64(&m->stamp.hlc) || !U64(&m->stamp.node) || !U8(&flags) || flags > 3) {
+      !U64(&m->stamp.hlc) || !U64(&m->stamp.node) || !U8(&flags) ||
+      (flags & ~(kMutPinned | kMutEphemeral | kMutFenced)) != 0) {
     return false;
   }
+  m->fence = 0;
+  // A fence is written only when it is set: a flagged zero is malformed.
+  if ((flags & kMutFenced) != 0 && (!U64(&m->fence) || m->fence == 0)) return false;
   m->kind = static_cast<Mutation::Kind>(kind);
   m->type = static_cast<ValueType>(type);
   m->compressed = compressed != 0;
-  m->pinned = (flags & 1) != 0;
-  m->ephemeral = (flags & 2) != 0;
+  m->pinned = (flags & kMutPinned) != 0;
+  m->ephemeral = (flags & kMutEphemeral) != 0;
   return true;
 }
 

@@ -51,6 +51,11 @@ struct MemberRecord {
   MemberState state = MemberState::kAlive;
 };
 
+// A mutation's flags byte (Writer::Mut): any other bit is malformed.
+inline constexpr uint8_t kMutPinned = 1;
+inline constexpr uint8_t kMutEphemeral = 2;
+inline constexpr uint8_t kMutFenced = 4;  // a u64 fence (never 0) follows the flags
+
 // Appends the encoding of values to a frame body.
 class Writer {
  public:

@@ -217,6 +217,19 @@ void Store::Impl::ForEachForSync(absl::FunctionRef<void(const Mutation&)> fn) co
       m.kind = Mutation::Kind::kDelete;
       m.key = k;
       m.stamp = t.stamp;
+      auto r = s.fence_records.find(std::string_view(k));
+      if (r != s.fence_records.end()) m.fence = r->second;
+      fn(m);
+    }
+    // The fences of deleted keys whose tombstone is gone (or was never
+    // made): unstamped, so a receiver records the fence and changes nothing
+    // else (ApplyReplicated).
+    for (const auto& [k, fence] : s.fence_records) {
+      if (s.tombstones.find(std::string_view(k)) != s.tombstones.end()) continue;
+      Mutation m;
+      m.kind = Mutation::Kind::kDelete;
+      m.key = k;
+      m.fence = fence;
       fn(m);
     }
   }

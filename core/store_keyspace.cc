@@ -456,6 +456,7 @@ Status Store::Impl::RenameLocked(Shard& a, Shard& b, const HashedKey& hs, const 
   if (only_if_absent && dst != b.map.end()) return Status::kOk;
 
   const int64_t expires_at = src->second.expires_at;
+  const uint64_t src_fence = src->second.pinned ? 0 : src->second.fence;
   const bool dst_existed = dst != b.map.end();
   const int64_t dst_old_expiry = dst_existed ? dst->second.expires_at : 0;
   // The entry's size with dst's key instead of src's.
@@ -490,7 +491,10 @@ Status Store::Impl::RenameLocked(Shard& a, Shard& b, const HashedKey& hs, const 
         a.map.erase(src);
       });
   if (!installed) return Status::kOutOfMemory;
-  PublishLocked(a, Mutation::Kind::kDelete, hs.key, nullptr);
+  // The data moved, but src keeps the fence recorded for it (a stale
+  // fenced writer to src is still refused).
+  if (src_fence != 0) RecordFenceLocked(a, hs.key, src_fence);
+  PublishLocked(a, Mutation::Kind::kDelete, hs.key, nullptr, /*log=*/true, src_fence);
   PublishLocked(b, Mutation::Kind::kSet, hd.key, de);
   *renamed = true;
   *changed = true;

@@ -299,7 +299,10 @@ SetFencedOutcome Store::Impl::SetFenced(std::string_view key, std::string_view v
 
 SetFencedOutcome Store::Impl::SetFencedLocal(std::string_view key, std::string_view value,
                                              uint64_t fence, int64_t ttl_ms) {
-  if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0 || fence == 0) {
+  // Fences are positive int64s (PHP's int, RESP's integer): a larger one
+  // could only come from a bug, and would push the cluster's clock out of
+  // its range.
+  if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0 || fence == 0 || fence > kMaxFence) {
     return SetFencedOutcome::kInvalidArgument;
   }
   Prepared p = Prepare(value);

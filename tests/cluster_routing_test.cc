@@ -24,14 +24,6 @@ using ephpm::cluster::RoutingPart;
 
 namespace {
 
-// A key that `owner` owns in `view`'s view (found by trying names).
-std::string KeyOwnedBy(const Node& view, const std::string& owner, const std::string& prefix) {
-  for (int i = 0;; ++i) {
-    std::string k = prefix + std::to_string(i);
-    if (view.node->OwnerOf(k) == owner) return k;
-  }
-}
-
 void DelayReplication(const std::vector<Node*>& nodes, int64_t ms) {
   for (Node* from : nodes) {
     for (Node* to : nodes) {
@@ -505,15 +497,6 @@ TEST_CASE("routing: the minority side of a partition decides nothing", "[cluster
   REQUIRE(WaitFor(3000, [&] { return t.Everywhere(c_key, "majority"); }) >= 0);
   CHECK(t.c.store->SetNx(c_key, "late", 30000) == SetNxOutcome::kExists);
 }
-
-namespace {
-uint64_t Counter(const Node& n, const std::string& name) {
-  const std::string info = n.node->Describe();
-  const size_t at = info.find(name + ":");
-  REQUIRE(at != std::string::npos);
-  return std::stoull(info.substr(at + name.size() + 1));
-}
-}  // namespace
 
 // Issue 12, break 4 (found by the fault test): an owner that applied a
 // routed decision but did not get every confirmation must answer "unknown".

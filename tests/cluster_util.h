@@ -91,6 +91,23 @@ struct Node {
   }
 };
 
+// A key that `owner` owns in `view`'s view (found by trying names).
+inline std::string KeyOwnedBy(const Node& view, const std::string& owner,
+                              const std::string& prefix) {
+  for (int i = 0;; ++i) {
+    std::string k = prefix + std::to_string(i);
+    if (view.node->OwnerOf(k) == owner) return k;
+  }
+}
+
+// One of INFO's cluster counters ("cluster_routed_calls", ...) on node `n`.
+inline uint64_t Counter(const Node& n, const std::string& name) {
+  const std::string info = n.node->Describe();
+  const size_t at = info.find(name + ":");
+  REQUIRE(at != std::string::npos);
+  return std::stoull(info.substr(at + name.size() + 1));
+}
+
 // Polls `pred` until it holds or `timeout_ms` passes; returns how long it
 // took, or -1.
 inline int64_t WaitFor(int64_t timeout_ms, const std::function<bool()>& pred) {

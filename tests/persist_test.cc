@@ -153,6 +153,8 @@ void Apply(Model* model, const Mutation& m) {
     case Mutation::Kind::kFlush:
       model->clear();
       break;
+    case Mutation::Kind::kFenceMark:  // the store's fence clock: no key's state
+      break;
   }
 }
 
@@ -408,7 +410,16 @@ std::vector<Mutation> SampleMutations(const std::vector<std::pair<std::string, s
     out.push_back(del);
     out.push_back(MakeOther(Mutation::Kind::kExpire, k, 1234567));
     out.push_back(MakeOther(Mutation::Kind::kExpire, k, 0));
+    Mutation fenced = MakeSet(k, v);
+    fenced.fence = 0x8877665544332211ULL;
+    out.push_back(fenced);
+    Mutation record = MakeOther(Mutation::Kind::kDelete, k);
+    record.fence = 1;
+    out.push_back(record);
   }
+  Mutation mark = MakeOther(Mutation::Kind::kFenceMark, "");
+  mark.fence = ~0ULL;
+  out.push_back(mark);
   out.push_back(MakeOther(Mutation::Kind::kFlush, ""));
   Mutation negative = MakeSet("neg", "x", -5);  // never written by the store, kept as is
   out.push_back(negative);
@@ -418,7 +429,8 @@ std::vector<Mutation> SampleMutations(const std::vector<std::pair<std::string, s
 bool SameMutation(const Mutation& a, const Mutation& b) {
   return a.kind == b.kind && a.key == b.key && a.type == b.type && a.value == b.value &&
          a.compressed == b.compressed && a.original_size == b.original_size &&
-         a.expires_at_ms == b.expires_at_ms && a.stamp == b.stamp && a.pinned == b.pinned;
+         a.expires_at_ms == b.expires_at_ms && a.stamp == b.stamp && a.pinned == b.pinned &&
+         a.fence == b.fence;
 }
 
 TEST_CASE("every kind of record decodes to what was encoded", "[persist][codec]") {
@@ -466,6 +478,15 @@ TEST_CASE("the record layout is the one persist.h describes", "[persist][codec]"
   CHECK(rec[11] == 0x08);  // expiry, little endian
   CHECK(rec[18] == 0x01);
   CHECK(rec.substr(8 + 39, 5) == "abxyz");
+  // A fence sets flag 4 and comes as a u64 before the key.
+  m.fence = 0x1122334455667788ULL;
+  rec.clear();
+  EncodeRecord(m, &rec);
+  REQUIRE(rec.size() == 8 + body + 8 + 8);
+  CHECK(rec[10] == (2 | 4));
+  CHECK(static_cast<unsigned char>(rec[8 + 39]) == 0x88);
+  CHECK(rec[8 + 39 + 7] == 0x11);
+  CHECK(rec.substr(8 + 39 + 8, 5) == "abxyz");
 }
 
 TEST_CASE("every prefix of a record is torn", "[persist][codec]") {

@@ -316,7 +316,7 @@ typedef struct ephpm_kv_ops {
   /* The fenced write: stores the value (ttl_ms as in set) only when fence is
    * at least the highest fence recorded for the key, and records it.  OK with
    * *written = 1, or 0 when a higher fence is recorded (nothing changed).
-   * fence 0 is INVALID_ARGUMENT. */
+   * fence 0 or above INT64_MAX is INVALID_ARGUMENT. */
   int (*set_fenced)(void *ctx, const char *key, size_t key_len, const char *value,
                     size_t value_len, uint64_t fence, int64_t ttl_ms, int *written);
 

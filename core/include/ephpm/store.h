@@ -226,8 +226,8 @@ class Store {
   // The fenced write: stores value under key (ttl_ms as in Set) only when
   // fence >= the highest fence recorded for key, and records fence.  The
   // record outlives the entry: a delete, expiry or eviction keeps it (it is
-  // accounted in memory_used and never evicted; Flush clears it).  fence 0
-  // is kInvalidArgument.  Asks the replicator's RouteSetFenced first.
+  // accounted in memory_used and never evicted; Flush turns it into a
+  // floor for every key).  fence 0 or past kMaxFence is kInvalidArgument.  Asks the replicator's RouteSetFenced first.
   SetFencedOutcome SetFenced(std::string_view key, std::string_view value, uint64_t fence,
                              int64_t ttl_ms = 0);
   // The decision itself, under this node's shard lock.  Never routes.

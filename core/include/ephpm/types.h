@@ -84,13 +84,18 @@ enum class ExpireIfEqOutcome : int {
   kOutOfMemory = 5,       // an allocation failed; nothing changed
 };
 
+// The largest fence a fenced write accepts (INT64_MAX: PHP's int, RESP's
+// integer).  Grants stay far below it (wall ms << 16 passes it in the year
+// 10889).
+inline constexpr uint64_t kMaxFence = 0x7fffffffffffffffULL;
+
 // Result of Store::SetFenced (the resource-side check of a fencing token).
 enum class SetFencedOutcome : int {
   kWritten = 0,           // fence >= the key's recorded fence: stored, fence recorded
   kStale = 1,             // a higher fence is recorded for the key; nothing changed
   kOutOfMemory = 2,       // refused by the memory limit; nothing changed
   kOwnerUnreachable = 3,  // cluster: the owner did not answer; outcome unknown
-  kInvalidArgument = 4,   // key or value too long, negative TTL, fence 0
+  kInvalidArgument = 4,   // key or value too long, negative TTL, fence 0 or past kMaxFence
 };
 
 // Result of Store::LockState: what key holds, seen from a token.
