@@ -11,6 +11,7 @@
 
 #include "SAPI.h"
 #include "ephpm_bridge.h"
+#include "ephpm_lock.h"
 #include "ephpm_ops.h"
 #include "ext/standard/info.h"
 #include "php.h"
@@ -24,6 +25,7 @@ ZEND_DECLARE_MODULE_GLOBALS(ephpm)
 
 #ifdef EPHPM_TEST_HOOKS
 void ephpm_test_hooks_register(int module_number);
+void ephpm_test_hooks_request_shutdown(void);
 #endif
 
 /* ---- INI ------------------------------------------------------------------
@@ -293,6 +295,7 @@ static PHP_MINIT_FUNCTION(ephpm) {
   REGISTER_INI_ENTRIES();
   check_backoff_pair();
   if (php_session_register_module(&ps_mod_ephpm) == FAILURE) return FAILURE;
+  ephpm_lock_init_class(register_class_Ephpm_Lock());
 #ifdef EPHPM_TEST_HOOKS
   ephpm_test_hooks_register(module_number);
 #endif
@@ -310,6 +313,16 @@ static PHP_MINIT_FUNCTION(ephpm) {
 static PHP_MSHUTDOWN_FUNCTION(ephpm) {
   UNREGISTER_INI_ENTRIES();
   ephpm_standalone_shutdown();
+  return SUCCESS;
+}
+
+/* Locks still held when the request ends go back (exit() and fatal errors
+ * reach here too; objects still alive are freed only after this). */
+static PHP_RSHUTDOWN_FUNCTION(ephpm) {
+  ephpm_lock_request_shutdown();
+#ifdef EPHPM_TEST_HOOKS
+  ephpm_test_hooks_request_shutdown();
+#endif
   return SUCCESS;
 }
 
@@ -353,7 +366,7 @@ zend_module_entry ephpm_module_entry = {
     PHP_MINIT(ephpm),
     PHP_MSHUTDOWN(ephpm),
     NULL,
-    NULL,
+    PHP_RSHUTDOWN(ephpm),
     PHP_MINFO(ephpm),
     PHP_EPHPM_VERSION,
     PHP_MODULE_GLOBALS(ephpm),

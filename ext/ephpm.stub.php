@@ -10,7 +10,10 @@
  * milliseconds); 0 means no expiry.
  *
  * @generate-function-entries
+ * @generate-class-entries
  */
+
+namespace {
 
 /** Returns the value, or null when the key is missing or expired. */
 function ephpm_kv_get(string $key): ?string {}
@@ -102,3 +105,79 @@ function ephpm_kv_wait(string $key, int $last_version, int $timeout_ms): array|f
  * torn tail cut at start) and aof_load_ms.
  */
 function ephpm_kv_info(): array {}
+
+/**
+ * The fenced write: stores $value under $key ($ttl in seconds, 0 = none, as
+ * ephpm_kv_set()) only when $fence is at least the highest fence recorded for
+ * $key, and records it. True when written, false when a higher fence is
+ * recorded (a holder whose lock expired meanwhile: see Ephpm\Lock::fence()).
+ * $fence must be at least 1.
+ */
+function ephpm_kv_set_fenced(string $key, string $value, int $fence, int $ttl = 0): bool {}
+
+/**
+ * Compare-and-expire: gives $key a TTL of $ttl_ms milliseconds only while it
+ * holds exactly $token, as one atomic step; 0 deletes it then (as
+ * ephpm_kv_pexpire()). True when applied.
+ */
+function ephpm_kv_expire_if_eq(string $key, string $token, int $ttl_ms): bool {}
+
+}
+
+namespace Ephpm {
+
+/**
+ * A lock with a fencing token, held by this request (docs/LOCKS.md).
+ *
+ * A Lock is only made by acquire(), block() or restore(). TTLs and waits are
+ * seconds as floats, rounded up to whole milliseconds. A Lock still held when
+ * it is destroyed, or when the request ends (exit(), a fatal error included),
+ * is released by its token.
+ *
+ * @strict-properties
+ * @not-serializable
+ */
+final class Lock
+{
+    private function __construct() {}
+
+    /** Takes the lock now, or returns null when another holder has it. */
+    public static function acquire(string $name, float $ttl = 30.0): ?Lock {}
+
+    /**
+     * Takes the lock, waiting up to $wait seconds for its holder to release
+     * it (woken at once by the release); null when the wait ran out.
+     */
+    public static function block(string $name, float $ttl = 30.0, float $wait = 10.0): ?Lock {}
+
+    /**
+     * A Lock for a grant known by its token (Lock::token() of the request
+     * that took it). fence() is 0 when that token does not hold the lock.
+     */
+    public static function restore(string $name, string $token): Lock {}
+
+    /** Releases the lock by its token; false when it is no longer this lock's. */
+    public function release(): bool {}
+
+    /** Gives the lock a new TTL of $ttl seconds; false when it is no longer this lock's. */
+    public function refresh(float $ttl): bool {}
+
+    /** Whether the store holds this lock's token under its name now. */
+    public function isAcquired(): bool {}
+
+    /** Seconds left (INF without expiry), or null when the lock is no longer this lock's. */
+    public function remaining(): ?float {}
+
+    /** The grant's token: 32 lowercase hex characters from the CSPRNG. */
+    public function token(): string {}
+
+    /**
+     * The grant's fencing token, greater than every earlier grant's: pass it
+     * to ephpm_kv_set_fenced() so that writes from an expired holder lose.
+     */
+    public function fence(): int {}
+
+    public function name(): string {}
+}
+
+}

@@ -16,13 +16,14 @@
 
 #include "ephpm_bridge.h"
 #include "ephpm_ops.h"
+#include "ephpm_report.h"
 #include "ephpm_session.h"
 #include "php.h"
 #include "php_ephpm.h"
 
 /* ---- argument checks and status reporting -------------------------------- */
 
-static bool check_key(const zend_string *key, uint32_t arg) {
+bool ephpm_check_key(const zend_string *key, uint32_t arg) {
   if (ZSTR_LEN(key) == 0) {
     zend_argument_value_error(arg, "must not be empty");
     return false;
@@ -34,8 +35,7 @@ static bool check_key(const zend_string *key, uint32_t arg) {
   return true;
 }
 
-/* A TTL argument in units of `unit_ms` milliseconds, to milliseconds. */
-static bool ttl_to_ms(zend_long ttl, int64_t unit_ms, uint32_t arg, int64_t *ms) {
+bool ephpm_ttl_to_ms(zend_long ttl, int64_t unit_ms, uint32_t arg, int64_t *ms) {
   if (ttl < 0) {
     zend_argument_value_error(arg, "must be greater than or equal to 0");
     return false;
@@ -64,11 +64,7 @@ static ephpm_kv_persistence *persistence_state(const ephpm_kv_ops *ops) {
   return ps;
 }
 
-/* Reports a status other than OK the PHP way: an exception for errors in the
- * caller's data, a warning for conditions of the store (the caller then
- * returns false).  `value_arg` is the argument number of the value, for an
- * INVALID_ARGUMENT after the key was checked. */
-static void report(const ephpm_kv_ops *ops, int status, uint32_t value_arg) {
+void ephpm_report(const ephpm_kv_ops *ops, int status, uint32_t value_arg) {
   ephpm_kv_info info;
   switch (status) {
     case EPHPM_KV_OUT_OF_MEMORY:
@@ -126,16 +122,18 @@ static void report(const ephpm_kv_ops *ops, int status, uint32_t value_arg) {
   }
 }
 
-/* For functions whose return type has no false: a status that report()
+/* For functions whose return type has no false: a status that ephpm_report()
  * would only warn about (out of memory, owner unreachable) becomes an Error,
  * since there is no honest value to return. */
-static void report_and_throw(const ephpm_kv_ops *ops, int status) {
-  report(ops, status, 0);
+void ephpm_report_and_throw(const ephpm_kv_ops *ops, int status) {
+  ephpm_report(ops, status, 0);
   if (!EG(exception)) {
-    zend_throw_error(NULL, "%s(): %s", get_active_function_name(),
+    zend_string *fn = get_active_function_or_method_name();
+    zend_throw_error(NULL, "%s(): %s", ZSTR_VAL(fn),
                      status == EPHPM_KV_OWNER_UNREACHABLE
                          ? "the key's owner is unreachable, the outcome is unknown"
                          : ephpm_kv_status_name(status));
+    zend_string_release(fn);
   }
 }
 
@@ -146,7 +144,7 @@ PHP_FUNCTION(ephpm_kv_get) {
   ZEND_PARSE_PARAMETERS_START(1, 1)
     Z_PARAM_STR(key)
   ZEND_PARSE_PARAMETERS_END();
-  if (!check_key(key, 1)) RETURN_THROWS();
+  if (!ephpm_check_key(key, 1)) RETURN_THROWS();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (ops == NULL) RETURN_THROWS();
 
@@ -182,7 +180,7 @@ PHP_FUNCTION(ephpm_kv_get) {
     }
   }
   if (st == EPHPM_KV_NOT_FOUND) RETURN_NULL();
-  report(ops, st, 0);
+  ephpm_report(ops, st, 0);
   if (EG(exception)) RETURN_THROWS();
   RETURN_NULL();
 }
@@ -198,7 +196,7 @@ static void set_generic(INTERNAL_FUNCTION_PARAMETERS, bool only_if_absent) {
     Z_PARAM_LONG(ttl)
   ZEND_PARSE_PARAMETERS_END();
   int64_t ttl_ms;
-  if (!check_key(key, 1) || !ttl_to_ms(ttl, 1000, 3, &ttl_ms)) RETURN_THROWS();
+  if (!ephpm_check_key(key, 1) || !ephpm_ttl_to_ms(ttl, 1000, 3, &ttl_ms)) RETURN_THROWS();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (ops == NULL) RETURN_THROWS();
 
@@ -209,7 +207,7 @@ static void set_generic(INTERNAL_FUNCTION_PARAMETERS, bool only_if_absent) {
                      : ops->set(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), ZSTR_VAL(value),
                                 ZSTR_LEN(value), ttl_ms);
   if (st != EPHPM_KV_OK) {
-    report(ops, st, 2);
+    ephpm_report(ops, st, 2);
     if (EG(exception)) RETURN_THROWS();
     RETURN_FALSE;
   }
@@ -225,19 +223,19 @@ PHP_FUNCTION(ephpm_kv_del) {
   ZEND_PARSE_PARAMETERS_START(1, 1)
     Z_PARAM_STR(key)
   ZEND_PARSE_PARAMETERS_END();
-  if (!check_key(key, 1)) RETURN_THROWS();
+  if (!ephpm_check_key(key, 1)) RETURN_THROWS();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (ops == NULL) RETURN_THROWS();
   int64_t removed = 0;
   const int st = ops->del(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &removed);
   if (st == EPHPM_KV_PERSISTENCE_ERROR) {
     /* the store refuses writes for now: false with a warning, as the others */
-    report(ops, st, 0);
+    ephpm_report(ops, st, 0);
     if (EG(exception)) RETURN_THROWS();
     RETURN_FALSE;
   }
   if (st != EPHPM_KV_OK) {
-    report_and_throw(ops, st);
+    ephpm_report_and_throw(ops, st);
     RETURN_THROWS();
   }
   RETURN_LONG((zend_long)removed);
@@ -249,18 +247,51 @@ PHP_FUNCTION(ephpm_kv_del_if_eq) {
     Z_PARAM_STR(key)
     Z_PARAM_STR(token)
   ZEND_PARSE_PARAMETERS_END();
-  if (!check_key(key, 1)) RETURN_THROWS();
+  if (!ephpm_check_key(key, 1)) RETURN_THROWS();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (ops == NULL || !EPHPM_OPS_REQUIRE(ops, del_if_eq)) RETURN_THROWS();
   int deleted = 0;
   const int st = ops->del_if_eq(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), ZSTR_VAL(token),
                                 ZSTR_LEN(token), &deleted);
   if (st != EPHPM_KV_OK) {
-    report(ops, st, 2);
+    ephpm_report(ops, st, 2);
     if (EG(exception)) RETURN_THROWS();
     RETURN_FALSE;
   }
   RETURN_BOOL(deleted);
+}
+
+/* The fenced write of a holder: written only while $fence is not older than
+ * the newest fence recorded for the key.  Reported as ephpm_kv_set. */
+PHP_FUNCTION(ephpm_kv_set_fenced) {
+  zend_string *key, *value;
+  zend_long fence, ttl = 0;
+  ZEND_PARSE_PARAMETERS_START(3, 4)
+    Z_PARAM_STR(key)
+    Z_PARAM_STR(value)
+    Z_PARAM_LONG(fence)
+    Z_PARAM_OPTIONAL
+    Z_PARAM_LONG(ttl)
+  ZEND_PARSE_PARAMETERS_END();
+  int64_t ttl_ms;
+  if (!ephpm_check_key(key, 1)) RETURN_THROWS();
+  /* fence 0 is "no grant": the store refuses it; say so at the edge */
+  if (fence < 1) {
+    zend_argument_value_error(3, "must be greater than 0");
+    RETURN_THROWS();
+  }
+  if (!ephpm_ttl_to_ms(ttl, 1000, 4, &ttl_ms)) RETURN_THROWS();
+  const ephpm_kv_ops *ops = ephpm_ops_get();
+  if (ops == NULL || !EPHPM_OPS_REQUIRE(ops, set_fenced)) RETURN_THROWS();
+  int written = 0;
+  const int st = ops->set_fenced(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), ZSTR_VAL(value),
+                                 ZSTR_LEN(value), (uint64_t)fence, ttl_ms, &written);
+  if (st != EPHPM_KV_OK) {
+    ephpm_report(ops, st, 2);
+    if (EG(exception)) RETURN_THROWS();
+    RETURN_FALSE;
+  }
+  RETURN_BOOL(written);
 }
 
 PHP_FUNCTION(ephpm_kv_exists) {
@@ -268,13 +299,13 @@ PHP_FUNCTION(ephpm_kv_exists) {
   ZEND_PARSE_PARAMETERS_START(1, 1)
     Z_PARAM_STR(key)
   ZEND_PARSE_PARAMETERS_END();
-  if (!check_key(key, 1)) RETURN_THROWS();
+  if (!ephpm_check_key(key, 1)) RETURN_THROWS();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (ops == NULL) RETURN_THROWS();
   int exists = 0;
   const int st = ops->exists(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &exists);
   if (st != EPHPM_KV_OK) {
-    report(ops, st, 0);
+    ephpm_report(ops, st, 0);
     if (EG(exception)) RETURN_THROWS();
     RETURN_FALSE;
   }
@@ -283,13 +314,13 @@ PHP_FUNCTION(ephpm_kv_exists) {
 
 /* incr, decr and incr_by share one path. */
 static void incr_generic(INTERNAL_FUNCTION_PARAMETERS, zend_string *key, zend_long delta) {
-  if (!check_key(key, 1)) RETURN_THROWS();
+  if (!ephpm_check_key(key, 1)) RETURN_THROWS();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (ops == NULL) RETURN_THROWS();
   int64_t result = 0;
   const int st = ops->incr_by(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (int64_t)delta, &result);
   if (st != EPHPM_KV_OK) {
-    report(ops, st, 0);
+    ephpm_report(ops, st, 0);
     if (EG(exception)) RETURN_THROWS();
     RETURN_FALSE;
   }
@@ -332,14 +363,14 @@ static void expire_generic(INTERNAL_FUNCTION_PARAMETERS, int64_t unit_ms) {
     Z_PARAM_LONG(ttl)
   ZEND_PARSE_PARAMETERS_END();
   int64_t ttl_ms;
-  if (!check_key(key, 1) || !ttl_to_ms(ttl, unit_ms, 2, &ttl_ms)) RETURN_THROWS();
+  if (!ephpm_check_key(key, 1) || !ephpm_ttl_to_ms(ttl, unit_ms, 2, &ttl_ms)) RETURN_THROWS();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (ops == NULL) RETURN_THROWS();
   int applied = 0;
   /* A TTL of 0 deletes the key, as EXPIRE k 0 does in Redis. */
   const int st = ops->expire(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), ttl_ms, &applied);
   if (st != EPHPM_KV_OK) {
-    report(ops, st, 0);
+    ephpm_report(ops, st, 0);
     if (EG(exception)) RETURN_THROWS();
     RETURN_FALSE;
   }
@@ -350,18 +381,43 @@ PHP_FUNCTION(ephpm_kv_expire) { expire_generic(INTERNAL_FUNCTION_PARAM_PASSTHRU,
 
 PHP_FUNCTION(ephpm_kv_pexpire) { expire_generic(INTERNAL_FUNCTION_PARAM_PASSTHRU, 1); }
 
+/* Compare-and-expire, the refresh of a lock by its token.  $ttl_ms as in
+ * ephpm_kv_pexpire (0 deletes the key while it holds the token). */
+PHP_FUNCTION(ephpm_kv_expire_if_eq) {
+  zend_string *key, *token;
+  zend_long ttl;
+  ZEND_PARSE_PARAMETERS_START(3, 3)
+    Z_PARAM_STR(key)
+    Z_PARAM_STR(token)
+    Z_PARAM_LONG(ttl)
+  ZEND_PARSE_PARAMETERS_END();
+  int64_t ttl_ms;
+  if (!ephpm_check_key(key, 1) || !ephpm_ttl_to_ms(ttl, 1, 3, &ttl_ms)) RETURN_THROWS();
+  const ephpm_kv_ops *ops = ephpm_ops_get();
+  if (ops == NULL || !EPHPM_OPS_REQUIRE(ops, expire_if_eq)) RETURN_THROWS();
+  int applied = 0;
+  const int st = ops->expire_if_eq(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), ZSTR_VAL(token),
+                                   ZSTR_LEN(token), ttl_ms, &applied);
+  if (st != EPHPM_KV_OK) {
+    ephpm_report(ops, st, 0);
+    if (EG(exception)) RETURN_THROWS();
+    RETURN_FALSE;
+  }
+  RETURN_BOOL(applied);
+}
+
 PHP_FUNCTION(ephpm_kv_persist) {
   zend_string *key;
   ZEND_PARSE_PARAMETERS_START(1, 1)
     Z_PARAM_STR(key)
   ZEND_PARSE_PARAMETERS_END();
-  if (!check_key(key, 1)) RETURN_THROWS();
+  if (!ephpm_check_key(key, 1)) RETURN_THROWS();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (ops == NULL || !EPHPM_OPS_REQUIRE(ops, persist)) RETURN_THROWS();
   int applied = 0;
   const int st = ops->persist(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &applied);
   if (st != EPHPM_KV_OK) {
-    report(ops, st, 0);
+    ephpm_report(ops, st, 0);
     if (EG(exception)) RETURN_THROWS();
     RETURN_FALSE;
   }
@@ -373,13 +429,13 @@ static void ttl_generic(INTERNAL_FUNCTION_PARAMETERS, bool seconds) {
   ZEND_PARSE_PARAMETERS_START(1, 1)
     Z_PARAM_STR(key)
   ZEND_PARSE_PARAMETERS_END();
-  if (!check_key(key, 1)) RETURN_THROWS();
+  if (!ephpm_check_key(key, 1)) RETURN_THROWS();
   const ephpm_kv_ops *ops = ephpm_ops_get();
   if (ops == NULL) RETURN_THROWS();
   int64_t ms = 0;
   const int st = ops->pttl(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), &ms);
   if (st != EPHPM_KV_OK) {
-    report_and_throw(ops, st);
+    ephpm_report_and_throw(ops, st);
     RETURN_THROWS();
   }
   /* Redis's TTL rounds to the nearest second: (ms + 500) / 1000. */
@@ -461,7 +517,7 @@ PHP_FUNCTION(ephpm_kv_mget) {
   efree(spans);
   if (EG(exception)) RETURN_THROWS();
   if (st != EPHPM_KV_OK) {
-    report_and_throw(ops, st);
+    ephpm_report_and_throw(ops, st);
     RETURN_THROWS();
   }
   list_to_array(return_value, values);
@@ -480,7 +536,7 @@ PHP_FUNCTION(ephpm_kv_keys) {
   const int st = pattern ? ops->keys(ops->ctx, ZSTR_VAL(pattern), ZSTR_LEN(pattern), &keys)
                          : ops->keys(ops->ctx, "*", 1, &keys);
   if (st != EPHPM_KV_OK) {
-    report_and_throw(ops, st);
+    ephpm_report_and_throw(ops, st);
     RETURN_THROWS();
   }
   list_to_array(return_value, keys);
@@ -493,7 +549,7 @@ PHP_FUNCTION(ephpm_kv_flush_all) {
   if (ops == NULL) RETURN_THROWS();
   const int st = ops->flush_all(ops->ctx);
   if (st != EPHPM_KV_OK) {
-    report(ops, st, 0);
+    ephpm_report(ops, st, 0);
     if (EG(exception)) RETURN_THROWS();
     RETURN_FALSE;
   }
@@ -510,7 +566,7 @@ PHP_FUNCTION(ephpm_kv_wait) {
     Z_PARAM_LONG(last_version)
     Z_PARAM_LONG(timeout_ms)
   ZEND_PARSE_PARAMETERS_END();
-  if (!check_key(key, 1)) RETURN_THROWS();
+  if (!ephpm_check_key(key, 1)) RETURN_THROWS();
   if (last_version < 0) {
     zend_argument_value_error(2, "must be greater than or equal to 0");
     RETURN_THROWS();
@@ -528,7 +584,7 @@ PHP_FUNCTION(ephpm_kv_wait) {
   const int st = ops->wait(ops->ctx, ZSTR_VAL(key), ZSTR_LEN(key), (uint64_t)last_version,
                            (int64_t)timeout_ms, &changed, &found, &value, &len, &version);
   if (st != EPHPM_KV_OK) {
-    report(ops, st, 0);
+    ephpm_report(ops, st, 0);
     if (EG(exception)) RETURN_THROWS();
     RETURN_FALSE;
   }
@@ -670,7 +726,7 @@ PHP_FUNCTION(ephpm_kv_info) {
   int st = EPHPM_KV_OK;
   if (EPHPM_KV_OPS_HAS(ops, cluster_state)) {
     st = ops->cluster_state(ops->ctx, &cs);
-    if (st != EPHPM_KV_OK) report(ops, st, 0); /* a warning; the rest stands */
+    if (st != EPHPM_KV_OK) ephpm_report(ops, st, 0); /* a warning; the rest stands */
   }
   if (st == EPHPM_KV_OK && cs != NULL) {
     zval cluster;

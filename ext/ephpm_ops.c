@@ -53,12 +53,21 @@ const ephpm_kv_ops *ephpm_ops_get(void) {
   return ops;
 }
 
+const ephpm_kv_ops *ephpm_ops_peek(void) {
+  if (host_installed) return &host_ops;
+  if (host_error[0] != '\0') return NULL;
+  return ephpm_standalone_ops_if_created();
+}
+
 void ephpm_ops_missing(const ephpm_kv_ops *ops, const char *slot) {
+  /* Class::method for Ephpm\Lock's methods, as PHP's own messages */
+  zend_string *fn = get_active_function_or_method_name();
   zend_throw_error(NULL,
                    "%s(): the %s's ops table (ABI %u, %u bytes) has no %s operation; "
                    "upgrade the host program",
-                   get_active_function_name(), host_installed ? "host" : "store",
-                   ops->abi_version, ops->size, slot);
+                   ZSTR_VAL(fn), host_installed ? "host" : "store", ops->abi_version, ops->size,
+                   slot);
+  zend_string_release(fn);
 }
 
 const char *ephpm_ops_mode(void) { return host_installed ? "host" : "standalone"; }

@@ -20,6 +20,10 @@ EPHPM_API void ephpm_set_kv_ops(const ephpm_kv_ops *ops);
  * refused host table, or a standalone store that could not be made). */
 const ephpm_kv_ops *ephpm_ops_get(void);
 
+/* The table in use if there is one, else NULL: never throws and never makes
+ * a store (for releasing what a request holds while it ends). */
+const ephpm_kv_ops *ephpm_ops_peek(void);
+
 /* true when `slot` is in `ops`; else throws an Error naming the missing op. */
 #define EPHPM_OPS_REQUIRE(ops, slot) \
   (EPHPM_KV_OPS_HAS(ops, slot) || (ephpm_ops_missing(ops, #slot), false))

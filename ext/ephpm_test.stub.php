@@ -25,12 +25,15 @@
  * of memory: a session write that fails while the lock works), "no_persist"
  * (a host table that ends before persist, so also without set_if_eq),
  * "no_ephemeral" (a host from before set_nx_ephemeral: the session lock is
- * taken with set_nx).
+ * taken with set_nx), "no_lock_ops" (a host from before set_nx_fenced,
+ * expire_if_eq, set_fenced and lock_state).
  * Every variant counts its calls of set_nx, set_nx_ephemeral, del_if_eq,
- * set_if_eq, del, get, get_from_owner, del_if_guard_eq and
- * expire_if_guard_eq; set_nx_ephemeral (the session lock's op) fails as
- * set_nx does; "unreachable" and "wrongtype" fail del_if_guard_eq and
- * expire_if_guard_eq as they fail del_if_eq.
+ * set_if_eq, del, get, get_from_owner, del_if_guard_eq, expire_if_guard_eq,
+ * set_nx_fenced, expire_if_eq, set_fenced and lock_state; set_nx_ephemeral
+ * (the session lock's op) and set_nx_fenced fail as set_nx does;
+ * "unreachable" and "wrongtype" fail del_if_guard_eq, expire_if_guard_eq,
+ * expire_if_eq and set_fenced as they fail del_if_eq ("unreachable" fails
+ * lock_state too); "write_oom" fails set_fenced as set.
  */
 function ephpm_test_install_host_ops(string $variant): void {}
 
@@ -48,3 +51,9 @@ function ephpm_test_session_trace_get(): array {}
 
 /** Deletes $key from the store after $delay_ms, from another thread. */
 function ephpm_test_delete_after(string $key, int $delay_ms): void {}
+
+/**
+ * Once the request has ended (after its Ephpm\Lock objects were released),
+ * writes "at request end: $key is free" (or "is still held") to stdout.
+ */
+function ephpm_test_check_at_request_end(string $key): void {}

@@ -29,6 +29,10 @@ ZEND_BEGIN_MODULE_GLOBALS(ephpm)
   /* PS_READ calls emitting their messages (which may run user code) before
    * PHP has the data they read: the handler refuses writes meanwhile. */
   int session_reads_in_progress;
+
+  /* The Ephpm\Lock objects of this request that may still hold their grant,
+   * released at RSHUTDOWN (ephpm_lock.c; an intrusive list, no allocation). */
+  struct ephpm_lock_obj *locks_held;
 ZEND_END_MODULE_GLOBALS(ephpm)
 
 ZEND_EXTERN_MODULE_GLOBALS(ephpm)

@@ -6,6 +6,7 @@
 set(EPHPM_GLUE_SOURCES
   ext/ephpm.c
   ext/ephpm_functions.c
+  ext/ephpm_lock.c
   ext/ephpm_ops.c
   ext/standalone.cc
   session/ephpm_session.c

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ephpm_ops.h"
 #include "ephpm_session.h"
@@ -22,7 +23,8 @@
 static ephpm_kv_ops real_ops;     /* the standalone table the variant wraps */
 static ephpm_kv_ops variant_ops;  /* what was installed */
 static zend_long calls_set_nx, calls_set_nx_ephemeral, calls_del_if_eq, calls_set_if_eq, calls_del, calls_get,
-    calls_get_from_owner, calls_del_if_guard_eq, calls_expire_if_guard_eq;
+    calls_get_from_owner, calls_del_if_guard_eq, calls_expire_if_guard_eq, calls_set_nx_fenced,
+    calls_expire_if_eq, calls_set_fenced, calls_lock_state;
 
 typedef enum {
   FORWARD,
@@ -123,6 +125,42 @@ static int v_incr_by(void *ctx, const char *k, size_t kl, int64_t d, int64_t *r)
   return real_ops.incr_by(ctx, k, kl, d, r);
 }
 
+/* The lock ops (Ephpm\Lock, ephpm_kv_set_fenced, ephpm_kv_expire_if_eq):
+ * set_nx_fenced fails as set_nx does, the others as del_if_eq does;
+ * set_fenced is a write (WRITE_OOM). */
+static int v_set_nx_fenced(void *ctx, const char *k, size_t kl, const char *v, size_t vl,
+                           int64_t ttl, int ephemeral, int *inserted, uint64_t *fence) {
+  ++calls_set_nx_fenced;
+  if (mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
+  if (mode == LOCK_OOM) return EPHPM_KV_OUT_OF_MEMORY;
+  const int st = real_ops.set_nx_fenced(ctx, k, kl, v, vl, ttl, ephemeral, inserted, fence);
+  return mode == UNREACHABLE_LANDED ? EPHPM_KV_OWNER_UNREACHABLE : st;
+}
+
+static int v_expire_if_eq(void *ctx, const char *k, size_t kl, const char *t, size_t tl,
+                          int64_t ttl, int *applied) {
+  ++calls_expire_if_eq;
+  if (mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
+  if (mode == WRONG_TYPE) return EPHPM_KV_WRONG_TYPE;
+  return real_ops.expire_if_eq(ctx, k, kl, t, tl, ttl, applied);
+}
+
+static int v_set_fenced(void *ctx, const char *k, size_t kl, const char *v, size_t vl,
+                        uint64_t fence, int64_t ttl, int *written) {
+  ++calls_set_fenced;
+  if (mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
+  if (mode == WRITE_OOM) return EPHPM_KV_OUT_OF_MEMORY;
+  if (mode == WRONG_TYPE) return EPHPM_KV_WRONG_TYPE;
+  return real_ops.set_fenced(ctx, k, kl, v, vl, fence, ttl, written);
+}
+
+static int v_lock_state(void *ctx, const char *k, size_t kl, const char *t, size_t tl,
+                        int *state, int64_t *pttl, uint64_t *fence) {
+  ++calls_lock_state;
+  if (mode == UNREACHABLE) return EPHPM_KV_OWNER_UNREACHABLE;
+  return real_ops.lock_state(ctx, k, kl, t, tl, state, pttl, fence);
+}
+
 PHP_FUNCTION(ephpm_test_install_host_ops) {
   zend_string *variant;
   ZEND_PARSE_PARAMETERS_START(1, 1)
@@ -133,7 +171,7 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
                                       "unreachable", "unreachable_landed", "wrongtype",
                                       "get_fails", "owner_read_unreachable", "no_guard_delete",
                                       "lock_oom", "write_oom", "no_persist",
-                                      "no_guard_expire", "no_ephemeral"};
+                                      "no_guard_expire", "no_ephemeral", "no_lock_ops"};
   bool is_known = false;
   for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) {
     if (strcmp(v, known[i]) == 0) is_known = true;
@@ -151,6 +189,10 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
   variant_ops.set = v_set;
   variant_ops.set_nx = v_set_nx;
   if (EPHPM_KV_OPS_HAS(real, set_nx_ephemeral)) variant_ops.set_nx_ephemeral = v_set_nx_ephemeral;
+  if (EPHPM_KV_OPS_HAS(real, set_nx_fenced)) variant_ops.set_nx_fenced = v_set_nx_fenced;
+  if (EPHPM_KV_OPS_HAS(real, expire_if_eq)) variant_ops.expire_if_eq = v_expire_if_eq;
+  if (EPHPM_KV_OPS_HAS(real, set_fenced)) variant_ops.set_fenced = v_set_fenced;
+  if (EPHPM_KV_OPS_HAS(real, lock_state)) variant_ops.lock_state = v_lock_state;
   variant_ops.del_if_eq = v_del_if_eq;
   variant_ops.set_if_eq = v_set_if_eq;
   variant_ops.del = v_del;
@@ -192,6 +234,8 @@ PHP_FUNCTION(ephpm_test_install_host_ops) {
     variant_ops.size = offsetof(ephpm_kv_ops, expire_if_guard_eq);
   } else if (strcmp(v, "no_ephemeral") == 0) {
     variant_ops.size = offsetof(ephpm_kv_ops, set_nx_ephemeral);
+  } else if (strcmp(v, "no_lock_ops") == 0) {
+    variant_ops.size = offsetof(ephpm_kv_ops, set_nx_fenced);
   }
   ephpm_set_kv_ops(&variant_ops);
 }
@@ -208,6 +252,10 @@ PHP_FUNCTION(ephpm_test_op_calls) {
   add_assoc_long(return_value, "get_from_owner", calls_get_from_owner);
   add_assoc_long(return_value, "del_if_guard_eq", calls_del_if_guard_eq);
   add_assoc_long(return_value, "expire_if_guard_eq", calls_expire_if_guard_eq);
+  add_assoc_long(return_value, "set_nx_fenced", calls_set_nx_fenced);
+  add_assoc_long(return_value, "expire_if_eq", calls_expire_if_eq);
+  add_assoc_long(return_value, "set_fenced", calls_set_fenced);
+  add_assoc_long(return_value, "lock_state", calls_lock_state);
 }
 
 /* ---- the session lock's waits ---------------------------------------------- */
@@ -298,6 +346,37 @@ PHP_FUNCTION(ephpm_test_delete_after) {
     RETURN_THROWS();
   }
   pthread_detach(thread);
+}
+
+/* ---- after the request -------------------------------------------------- */
+
+static char *end_key;  /* this process's only request thread (CLI) */
+static size_t end_key_len;
+
+PHP_FUNCTION(ephpm_test_check_at_request_end) {
+  zend_string *key;
+  ZEND_PARSE_PARAMETERS_START(1, 1)
+    Z_PARAM_STR(key)
+  ZEND_PARSE_PARAMETERS_END();
+  free(end_key);
+  end_key = malloc(ZSTR_LEN(key) + 1);
+  if (end_key == NULL) return;
+  memcpy(end_key, ZSTR_VAL(key), ZSTR_LEN(key) + 1);
+  end_key_len = ZSTR_LEN(key);
+}
+
+void ephpm_test_hooks_request_shutdown(void) {
+  if (end_key == NULL) return;
+  const ephpm_kv_ops *ops = ephpm_ops_peek();
+  int exists = -1;
+  if (ops != NULL) ops->exists(ops->ctx, end_key, end_key_len, &exists);
+  /* PHP's output is closed for the request by now: straight to stdout */
+  char line[128];
+  const int n = snprintf(line, sizeof line, "at request end: %.64s %s\n", end_key,
+                         exists == 0 ? "is free" : exists == 1 ? "is still held" : "unknown");
+  if (n > 0 && write(STDOUT_FILENO, line, (size_t)n) < 0) { /* nothing to do */ }
+  free(end_key);
+  end_key = NULL;
 }
 
 void ephpm_test_hooks_register(int module_number) {
