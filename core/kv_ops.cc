@@ -268,6 +268,54 @@ int OpSetNxEphemeral(void* ctx, const char* key, size_t key_len, const char* val
   return EPHPM_KV_OK;
 }
 
+// Locks held by a request (ephemeral) are taken while writes are refused
+// and do not fail on the log: as set_nx_ephemeral.  A plain grant is a
+// write like set_nx.  Either way, with fsync=always the grant returns once
+// the fence mark it may have logged is durable, so that a restart resumes
+// past its fence.
+int OpSetNxFenced(void* ctx, const char* key, size_t key_len, const char* value,
+                  size_t value_len, int64_t ttl_ms, int ephemeral, int* inserted,
+                  uint64_t* fence) {
+  if (!ephemeral) {
+    if (const Status g = S(ctx)->WritesAllowed(); g != Status::kOk) return C(g);
+  }
+  const FencedGrant g =
+      S(ctx)->SetNxFenced(V(key, key_len), V(value, value_len), ttl_ms, ephemeral != 0);
+  const Status d = S(ctx)->WaitDurable();
+  if (const Status e = ErrorOf(g.outcome); e != Status::kOk) return C(e);
+  if (!ephemeral && d != Status::kOk) return C(d);
+  *inserted = g.outcome == SetNxOutcome::kInserted;
+  *fence = g.fence;
+  return EPHPM_KV_OK;
+}
+
+int OpExpireIfEq(void* ctx, const char* key, size_t key_len, const char* token,
+                 size_t token_len, int64_t ttl_ms, int* applied) {
+  const ExpireIfEqOutcome o = S(ctx)->ExpireIfEq(V(key, key_len), V(token, token_len), ttl_ms);
+  if (const Status e = ErrorOf(o); e != Status::kOk) return C(e);
+  *applied = o == ExpireIfEqOutcome::kApplied;
+  return EPHPM_KV_OK;
+}
+
+int OpSetFenced(void* ctx, const char* key, size_t key_len, const char* value,
+                size_t value_len, uint64_t fence, int64_t ttl_ms, int* written) {
+  const SetFencedOutcome o =
+      S(ctx)->SetFenced(V(key, key_len), V(value, value_len), fence, ttl_ms);
+  if (const Status e = ErrorOf(o); e != Status::kOk) return C(e);
+  *written = o == SetFencedOutcome::kWritten;
+  return EPHPM_KV_OK;
+}
+
+int OpLockState(void* ctx, const char* key, size_t key_len, const char* token, size_t token_len,
+                int* state, int64_t* pttl_ms, uint64_t* fence) {
+  const LockStateReply r = S(ctx)->LockState(V(key, key_len), V(token, token_len));
+  if (const Status e = ErrorOf(r.outcome); e != Status::kOk) return C(e);
+  *state = r.outcome == LockStateOutcome::kHeld ? 0 : r.outcome == LockStateOutcome::kOther ? 1 : 2;
+  *pttl_ms = r.pttl_ms;
+  *fence = r.fence;
+  return EPHPM_KV_OK;
+}
+
 // A NUL-terminated malloc'ed copy of `text`, or null.
 char* MallocText(const std::string& text) {
   char* out = static_cast<char*>(std::malloc(text.size() + 1));
@@ -434,6 +482,12 @@ ephpm_kv_ops MakeKvOps(Store* store) {
   ops.set_nx_ephemeral = Guarded<OpSetNxEphemeral>::Call;
   ops.rewrite = Guarded<OpRewrite>::Call;
   ops.persistence_state = Guarded<OpPersistenceState>::Call;
+  ops.set_nx_fenced = Guarded<OpSetNxFenced>::Call;
+  // A refresh is ungated, as del_if_eq: a lock's holder can keep it (an
+  // ephemeral lock's refresh needs no disk) while writes are refused.
+  ops.expire_if_eq = Guarded<Durable<OpExpireIfEq, /*kGate=*/false>::Call>::Call;
+  ops.set_fenced = Guarded<Durable<OpSetFenced>::Call>::Call;
+  ops.lock_state = Guarded<OpLockState>::Call;
   return ops;
 }
 

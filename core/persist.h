@@ -33,9 +33,10 @@ namespace persist {
 //
 // On disk: u32 body length | u32 check of those 4 bytes (low half of their
 // XXH3-64) | body | u64 XXH3-64 of the body, little endian.  The body:
-// u8 kind (Mutation::Kind + 1) | u8 type | u8 flags (1 compressed, 2 pinned)
-// | i64 expires_at_ms | u64 original_size | u64 stamp.hlc | u64 stamp.node |
-// u32 key length | key | value (the rest of the body).  The header's own
+// u8 kind (Mutation::Kind + 1) | u8 type | u8 flags (1 compressed, 2 pinned,
+// 4 fence) | i64 expires_at_ms | u64 original_size | u64 stamp.hlc | u64
+// stamp.node | u32 key length | [u64 fence, with flag 4] | key | value (the
+// rest of the body).  The header's own
 // check makes a damaged length detectable as corruption rather than taken
 // for a torn tail.
 

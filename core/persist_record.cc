@@ -46,6 +46,9 @@ constexpr size_t kHeader = 8;   // length + its check
 constexpr size_t kTrailer = 8;  // xxh3 of the body
 constexpr uint8_t kFlagCompressed = 1;
 constexpr uint8_t kFlagPinned = 2;
+// A u64 fence (Mutation::fence) follows the fixed part, before the key.
+// Written only when the fence is set, so older files read the same.
+constexpr uint8_t kFlagFence = 4;
 
 void PutLe(uint64_t v, int bytes, std::string* out) {
   char b[8];
@@ -66,7 +69,8 @@ uint32_t LengthCheck(const char* len4) { return static_cast<uint32_t>(XXH3_64bit
 void EncodeRecord(const Mutation& m, std::string* out) {
   // The store caps keys and values far below 4 GiB (max_value_size), so the
   // body length always fits its u32.
-  const uint64_t body = kFixedBody + m.key.size() + m.value.size();
+  const uint64_t fence_len = m.fence != 0 ? 8 : 0;
+  const uint64_t body = kFixedBody + fence_len + m.key.size() + m.value.size();
   const size_t start = out->size();
   out->reserve(start + kHeader + body + kTrailer);
   PutLe(body, 4, out);
@@ -74,13 +78,15 @@ void EncodeRecord(const Mutation& m, std::string* out) {
   const size_t body_start = out->size();
   out->push_back(static_cast<char>(static_cast<uint8_t>(m.kind) + 1));
   out->push_back(static_cast<char>(m.type));
-  out->push_back(
-      static_cast<char>((m.compressed ? kFlagCompressed : 0) | (m.pinned ? kFlagPinned : 0)));
+  out->push_back(static_cast<char>((m.compressed ? kFlagCompressed : 0) |
+                                    (m.pinned ? kFlagPinned : 0) |
+                                    (m.fence != 0 ? kFlagFence : 0)));
   PutLe(static_cast<uint64_t>(m.expires_at_ms), 8, out);
   PutLe(m.original_size, 8, out);
   PutLe(m.stamp.hlc, 8, out);
   PutLe(m.stamp.node, 8, out);
   PutLe(m.key.size(), 4, out);
+  if (m.fence != 0) PutLe(m.fence, 8, out);
   out->append(m.key.data(), m.key.size());
   out->append(m.value.data(), m.value.size());
   PutLe(XXH3_64bits(out->data() + body_start, body), 8, out);
@@ -106,9 +112,11 @@ Decoded DecodeRecord(std::string_view in, Mutation* m, size_t* consumed) {
   const uint8_t type = static_cast<uint8_t>(b[1]);
   const uint8_t flags = static_cast<uint8_t>(b[2]);
   const uint64_t key_len = GetLe(b + 35, 4);
-  if (kind < 1 || kind > static_cast<uint8_t>(Mutation::Kind::kFlush) + 1 ||
+  const uint64_t fence_len = (flags & kFlagFence) != 0 ? 8 : 0;
+  if (kind < 1 || kind > static_cast<uint8_t>(Mutation::Kind::kFenceMark) + 1 ||
       type > static_cast<uint8_t>(ValueType::kHash) ||
-      (flags & ~(kFlagCompressed | kFlagPinned)) != 0 || key_len > body - kFixedBody) {
+      (flags & ~(kFlagCompressed | kFlagPinned | kFlagFence)) != 0 ||
+      body - kFixedBody < fence_len || key_len > body - kFixedBody - fence_len) {
     return Decoded::kCorrupt;
   }
   m->kind = static_cast<Mutation::Kind>(kind - 1);
@@ -119,8 +127,10 @@ Decoded DecodeRecord(std::string_view in, Mutation* m, size_t* consumed) {
   m->original_size = GetLe(b + 11, 8);
   m->stamp.hlc = GetLe(b + 19, 8);
   m->stamp.node = GetLe(b + 27, 8);
-  m->key = std::string_view(b + kFixedBody, key_len);
-  m->value = std::string_view(b + kFixedBody + key_len, body - kFixedBody - key_len);
+  m->fence = fence_len != 0 ? GetLe(b + kFixedBody, 8) : 0;
+  const char* key = b + kFixedBody + fence_len;
+  m->key = std::string_view(key, key_len);
+  m->value = std::string_view(key + key_len, body - kFixedBody - fence_len - key_len);
   m->version = 0;
   *consumed = kHeader + body + kTrailer;
   return Decoded::kOk;

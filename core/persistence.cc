@@ -42,6 +42,7 @@ struct Copied {
   uint64_t original_size = 0;
   int64_t expires_at_ms = 0;
   Stamp stamp;
+  uint64_t fence = 0;
 };
 
 }  // namespace
@@ -58,6 +59,16 @@ void Store::Impl::ApplyRecovered(const Mutation& m) {
     FlushAll(m);
     return;
   }
+  if (m.kind == Mutation::Kind::kFenceMark) {
+    // A key-less mark is the fence clock's; "floor" is the fence floor.
+    if (m.key == kFloorMarkKey) {
+      RaiseFenceFloor(m.fence);
+    } else {
+      ObserveFence(m.fence);
+    }
+    return;
+  }
+  if (m.pinned && m.fence != 0) ObserveFence(m.fence);
   if (!KeyOk(m.key)) return;
   const HashedKey hk = HashKey(m.key);
   Shard& s = ShardFor(hk);
@@ -94,6 +105,7 @@ void Store::Impl::ApplyRecovered(const Mutation& m) {
     return;
   }
   if (it != s.map.end()) RemoveLocked(s, it);
+  if (m.fence != 0) RecordFenceLocked(s, m.key, m.fence);
   if (!m.stamp.empty()) TombstoneLocked(s, m.key, m.stamp, now);
   w.changed = true;
 }
@@ -115,6 +127,19 @@ void Store::Impl::SnapshotWalk(absl::FunctionRef<void(const Mutation&)> emit) co
     m.stamp = flushed;
     emit(m);
   }
+  {
+    // The fence clock's mark (a start resumes past it) and the floor.
+    Mutation m;
+    m.kind = Mutation::Kind::kFenceMark;
+    {
+      MutexLock l(&fence_mu_);
+      m.fence = std::max(fence_last_, fence_reserved_);
+    }
+    if (m.fence != 0) emit(m);
+    m.key = kFloorMarkKey;
+    m.fence = FenceFloor();
+    if (m.fence != 0) emit(m);
+  }
   std::vector<Copied> copied;
   for (size_t i = 0; i <= shard_mask_; ++i) {
     copied.clear();
@@ -122,7 +147,16 @@ void Store::Impl::SnapshotWalk(absl::FunctionRef<void(const Mutation&)> emit) co
       Shard& s = shards_[i];
       ReaderLock l(&s.mu);
       const int64_t now = clock_->NowMs();
-      copied.reserve(s.map.size() + s.tombstones.size());
+      copied.reserve(s.fence_records.size() + s.map.size() + s.tombstones.size());
+      // Records first: a lock's entry may share its key with a record,
+      // and a record applied after it would remove it.
+      for (const auto& [k, fence] : s.fence_records) {
+        Copied c;
+        c.kind = Mutation::Kind::kDelete;
+        c.key = k;
+        c.fence = fence;
+        copied.push_back(std::move(c));
+      }
       for (const auto& [k, e] : s.map) {
         if (IsExpired(e, now) || e.ephemeral) continue;
         Copied c;
@@ -138,6 +172,7 @@ void Store::Impl::SnapshotWalk(absl::FunctionRef<void(const Mutation&)> emit) co
         c.original_size = e.original_size;
         c.expires_at_ms = e.expires_at;
         c.stamp = e.stamp;
+        c.fence = e.fence;
         copied.push_back(std::move(c));
       }
       for (const auto& [k, t] : s.tombstones) {
@@ -159,6 +194,7 @@ void Store::Impl::SnapshotWalk(absl::FunctionRef<void(const Mutation&)> emit) co
       m.original_size = c.original_size;
       m.expires_at_ms = c.expires_at_ms;
       m.stamp = c.stamp;
+      m.fence = c.fence;
       emit(m);
     }
   }

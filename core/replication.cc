@@ -57,6 +57,7 @@ void DescribeEntry(const Entry& e, Mutation* m, std::string* encoded) {
   m->version = e.version;
   m->pinned = e.pinned;
   m->ephemeral = e.ephemeral;
+  m->fence = e.fence;
 }
 
 bool EntryFromMutation(const Mutation& m, Entry* fresh) {
@@ -79,6 +80,7 @@ bool EntryFromMutation(const Mutation& m, Entry* fresh) {
   // owner (or the one that loaded it), it must not have evicted it.
   fresh->pinned = m.pinned && fresh->expires_at != 0;
   fresh->ephemeral = m.ephemeral;
+  fresh->fence = m.fence;
   return true;
 }
 
@@ -115,7 +117,9 @@ bool Store::Impl::ApplyReplicated(const Mutation& m) {
     FlushAll(m);
     return true;
   }
-  if (!KeyOk(m.key)) return false;
+  if (m.kind == Mutation::Kind::kFenceMark || !KeyOk(m.key)) return false;
+  // A lock granted elsewhere: later grants here must pass its fence.
+  if (m.pinned && m.fence != 0) ObserveFence(m.fence);
   // The new state, built outside the lock.
   Entry fresh;
   const bool removal = m.kind == Mutation::Kind::kDelete;
@@ -123,6 +127,9 @@ bool Store::Impl::ApplyReplicated(const Mutation& m) {
   const HashedKey hk = HashKey(m.key);
   Shard& s = ShardFor(hk);
   ShardWrite w(&s);
+  // The fence a deleted key kept: records only ever rise, so it is kept
+  // whatever the stamps say.
+  if (removal && m.fence != 0) RecordFenceLocked(s, m.key, m.fence);
   if (!(FlushStamp() < m.stamp)) return false;  // a later flush removed it
   const int64_t now = clock_->NowMs();
   auto it = s.map.find(hk);
@@ -140,6 +147,7 @@ bool Store::Impl::ApplyReplicated(const Mutation& m) {
     d.kind = Mutation::Kind::kDelete;
     d.key = m.key;
     d.stamp = m.stamp;
+    d.fence = removal ? m.fence : 0;
     LogLocked(d);
   } else {
     uint64_t unused = 0;
@@ -235,11 +243,12 @@ void Store::Impl::AccountTombstone(size_t key_len, bool add) {
 }
 
 void Store::Impl::PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e,
-                                bool log) {
+                                bool log, uint64_t fence) {
   if (options_.replicator == nullptr && engine_ == nullptr) return;
   Mutation m;
   m.kind = kind;
   m.key = key;
+  m.fence = fence;
   if (options_.replicator != nullptr) {
     m.stamp = options_.replicator->NextStamp();
     const bool tentative = options_.replicator->Tentative();

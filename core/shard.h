@@ -103,6 +103,11 @@ struct Entry {
   // write that replaces the entry clears it.
   bool ephemeral = false;
   Stamp stamp;                 // the write that made this state (a cluster's order)
+  // The fencing token the key carries (0 = none): a lock's grant (pinned
+  // entries made by SetNxFenced) or the highest fence recorded by a fenced
+  // write, which every later write of the key keeps and which outlives the
+  // entry as a fence record (Shard::fence_records).
+  uint64_t fence = 0;
   // Written by readers under the shared lock, hence atomic.
   mutable std::atomic<int64_t> last_access{0};
 
@@ -122,6 +127,7 @@ struct Entry {
         tentative(o.tentative),
         ephemeral(o.ephemeral),
         stamp(o.stamp),
+        fence(o.fence),
         last_access(o.last_access.load(std::memory_order_relaxed)) {}
   Entry& operator=(Entry&& o) noexcept {
     value = std::move(o.value);
@@ -136,6 +142,7 @@ struct Entry {
     tentative = o.tentative;
     ephemeral = o.ephemeral;
     stamp = o.stamp;
+    fence = o.fence;
     last_access.store(o.last_access.load(std::memory_order_relaxed),
                       std::memory_order_relaxed);
     return *this;
@@ -208,6 +215,12 @@ inline uint64_t TombstoneMem(size_t key_len) {
   return sizeof(std::pair<const std::string, Tombstone>) + 1 + key_len;
 }
 
+// Accounted size of a fence record: the fence a removed entry carried,
+// which its key keeps (Store::SetFenced).
+inline uint64_t FenceRecordMem(size_t key_len) {
+  return sizeof(std::pair<const std::string, uint64_t>) + 1 + key_len;
+}
+
 // The replication encoding of a hash (see Mutation::value).
 std::string EncodeHash(const HashFields& h);
 
@@ -227,6 +240,7 @@ struct Prepared {
   uint64_t original_size = 0;
   bool compressed = false;
   bool ephemeral = false;  // see Entry::ephemeral
+  uint64_t fence = 0;      // see Entry::fence
 };
 
 // ---------------------------------------------------------------------------
@@ -254,6 +268,10 @@ struct alignas(64) Shard {
   // they were made in (for collection after tombstone_ttl_ms).
   absl::flat_hash_map<std::string, Tombstone, KeyHash, KeyEq> tombstones ABSL_GUARDED_BY(mu);
   std::deque<std::pair<int64_t, std::string>> tombstone_order ABSL_GUARDED_BY(mu);
+  // The fences of removed entries that carried a recorded one (deleted,
+  // expired or evicted fenced data): a fenced write to the key must still
+  // be at least that.  Never evicted; consumed by the key's next write.
+  absl::flat_hash_map<std::string, uint64_t, KeyHash, KeyEq> fence_records ABSL_GUARDED_BY(mu);
 
   // Counted by readers under the shared lock, hence atomic.
   mutable std::atomic<uint64_t> hits{0};

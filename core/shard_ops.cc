@@ -35,6 +35,7 @@ Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, P
   fresh.expires_at = expires_at;
   fresh.pinned = pinned && expires_at != 0;  // no TTL, no pin
   fresh.ephemeral = p->ephemeral;
+  fresh.fence = p->fence;
   fresh.mem_size = EntryMem(hk.key.size(), fresh.value.size(), expires_at != 0);
   if (!InstallLocked(s, &it, hk, &fresh, /*force=*/false, now, shortfall)) {
     p->stored = std::move(fresh.value);  // kept for a retry after eviction
@@ -84,6 +85,22 @@ Map::iterator Store::Impl::EmplaceLocked(Shard& s, const HashedKey& hk) {
 void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* from,
                              uint64_t mem_size, int64_t now) {
   Entry& e = it->second;
+  // A recorded fence stays with the key through every later write (a lock's
+  // grant does not: the next grant passes it anyway).  A new lock leaves
+  // the key's record for the data written after it.
+  uint64_t fence = from->fence;
+  if (!from->pinned) {
+    if (existed && !e.pinned) fence = std::max(fence, e.fence);
+    if (!s.fence_records.empty()) {
+      auto r = s.fence_records.find(std::string_view(it->first));
+      if (r != s.fence_records.end()) {
+        fence = std::max(fence, r->second);
+        used_.fetch_sub(FenceRecordMem(r->first.size()), std::memory_order_relaxed);
+        tombstone_used_.fetch_sub(FenceRecordMem(r->first.size()), std::memory_order_relaxed);
+        s.fence_records.erase(r);
+      }
+    }
+  }
   if (existed) {
     TrackCompressedLocked(s, e, false);
     TrackPinnedLocked(s, e, false);
@@ -100,10 +117,36 @@ void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* fr
   e.mem_size = mem_size;
   e.pinned = from->pinned;
   e.ephemeral = from->ephemeral;
+  e.fence = fence;
   e.version = ++s.last_version;
   e.last_access.store(now, std::memory_order_relaxed);
   TrackCompressedLocked(s, e, true);
   TrackPinnedLocked(s, e, true);
+}
+
+void Store::Impl::RecordFenceLocked(Shard& s, std::string_view key, uint64_t fence) {
+  try {
+    auto [r, inserted] = s.fence_records.try_emplace(std::string(key), fence);
+    if (inserted) {
+      used_.fetch_add(FenceRecordMem(key.size()), std::memory_order_relaxed);
+      tombstone_used_.fetch_add(FenceRecordMem(key.size()), std::memory_order_relaxed);
+    } else {
+      r->second = std::max(r->second, fence);
+    }
+  } catch (const std::bad_alloc&) {
+    // Safe, if coarse: every fenced write must now reach this fence.
+    RaiseFenceFloor(fence);
+  }
+}
+
+uint64_t Store::Impl::RecordedFenceLocked(Shard& s, const HashedKey& hk, Map::iterator it) {
+  uint64_t fence = fence_floor_.load(std::memory_order_acquire);
+  if (it != s.map.end()) fence = std::max(fence, it->second.fence);
+  if (!s.fence_records.empty()) {
+    auto r = s.fence_records.find(hk);
+    if (r != s.fence_records.end()) fence = std::max(fence, r->second);
+  }
+  return fence;
 }
 
 }  // namespace ephpm

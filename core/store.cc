@@ -229,6 +229,72 @@ Status Store::GetFromOwner(std::string_view key, std::string* value) const {
   });
 }
 
+FencedGrant Store::SetNxFenced(std::string_view key, std::string_view value, int64_t ttl_ms,
+                               bool ephemeral) {
+  return OomGuard(FencedGrant{SetNxOutcome::kOutOfMemory, 0},
+                  [&] { return impl_->SetNxFenced(key, value, ttl_ms, ephemeral); });
+}
+
+FencedGrant Store::SetNxFencedLocal(std::string_view key, std::string_view value, int64_t ttl_ms,
+                                    bool ephemeral) {
+  return OomGuard(FencedGrant{SetNxOutcome::kOutOfMemory, 0},
+                  [&] { return impl_->SetNxFencedLocal(key, value, ttl_ms, ephemeral); });
+}
+
+ExpireIfEqOutcome Store::ExpireIfEq(std::string_view key, std::string_view token,
+                                    int64_t ttl_ms) {
+  return OomGuard(ExpireIfEqOutcome::kOutOfMemory,
+                  [&] { return impl_->ExpireIfEq(key, token, ttl_ms); });
+}
+
+ExpireIfEqOutcome Store::ExpireIfEqLocal(std::string_view key, std::string_view token,
+                                         int64_t ttl_ms) {
+  return OomGuard(ExpireIfEqOutcome::kOutOfMemory,
+                  [&] { return impl_->ExpireIfEqLocal(key, token, ttl_ms); });
+}
+
+SetFencedOutcome Store::SetFenced(std::string_view key, std::string_view value, uint64_t fence,
+                                  int64_t ttl_ms) {
+  return OomGuard(SetFencedOutcome::kOutOfMemory,
+                  [&] { return impl_->SetFenced(key, value, fence, ttl_ms); });
+}
+
+SetFencedOutcome Store::SetFencedLocal(std::string_view key, std::string_view value,
+                                       uint64_t fence, int64_t ttl_ms) {
+  return OomGuard(SetFencedOutcome::kOutOfMemory,
+                  [&] { return impl_->SetFencedLocal(key, value, fence, ttl_ms); });
+}
+
+LockStateReply Store::LockState(std::string_view key, std::string_view token) const {
+  return OomGuard(LockStateReply{LockStateOutcome::kOutOfMemory, -2, 0},
+                  [&] { return impl_->LockState(key, token); });
+}
+
+LockStateReply Store::LockStateLocal(std::string_view key, std::string_view token) const {
+  return OomGuard(LockStateReply{LockStateOutcome::kOutOfMemory, -2, 0},
+                  [&] { return impl_->LockStateLocal(key, token); });
+}
+
+Status Store::Digest(std::string_view key, uint64_t* digest) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->Digest(key, digest); });
+}
+
+Status Store::DelEx(std::string_view key, const ValueCondition& condition, int64_t* removed) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->DelEx(key, condition, removed); });
+}
+
+Status Store::DelExLocal(std::string_view key, const ValueCondition& condition,
+                         int64_t* removed) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->DelExLocal(key, condition, removed); });
+}
+
+Status Store::SetWithLocal(std::string_view key, std::string_view value,
+                           const SetOptions& options, SetResult* result) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->SetWithLocal(key, value, options, result); });
+}
+
 Status Store::SetWith(std::string_view key, std::string_view value, const SetOptions& options,
                       SetResult* result) {
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->SetWith(key, value, options, result); });

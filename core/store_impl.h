@@ -42,6 +42,10 @@
 
 namespace ephpm {
 
+// The key of the log's kFenceMark that carries the fence floor (a key-less
+// one carries the fence clock's mark).
+inline constexpr std::string_view kFloorMarkKey = "floor";
+
 // Where a decision is made (invariant 3 in docs/ARCHITECTURE.md): with a
 // replicator, asks it (`ask`) and, when the key's owner decided, returns
 // owner(its reply); an owner that could not be asked is `unreachable`,
@@ -140,6 +144,57 @@ class Store::Impl {
                                          std::string_view key, int64_t ttl_ms);
   ExpireIfGuardEqOutcome ExpireIfGuardEqLocal(std::string_view guard_key, std::string_view token,
                                               std::string_view key, int64_t ttl_ms);
+  // --- locks with fencing tokens (store_locks.cc) --------------------------
+  FencedGrant SetNxFenced(std::string_view key, std::string_view value, int64_t ttl_ms,
+                          bool ephemeral);
+  FencedGrant SetNxFencedLocal(std::string_view key, std::string_view value, int64_t ttl_ms,
+                               bool ephemeral);
+  ExpireIfEqOutcome ExpireIfEq(std::string_view key, std::string_view token, int64_t ttl_ms);
+  ExpireIfEqOutcome ExpireIfEqLocal(std::string_view key, std::string_view token,
+                                    int64_t ttl_ms);
+  SetFencedOutcome SetFenced(std::string_view key, std::string_view value, uint64_t fence,
+                             int64_t ttl_ms);
+  SetFencedOutcome SetFencedLocal(std::string_view key, std::string_view value, uint64_t fence,
+                                  int64_t ttl_ms);
+  LockStateReply LockState(std::string_view key, std::string_view token) const;
+  LockStateReply LockStateLocal(std::string_view key, std::string_view token) const;
+  // The next fence this store grants: past every fence it granted, observed
+  // (ObserveFence) or loaded, past the cluster's clock when there is one,
+  // and at least the wall clock's (ms << 16), as the cluster's stamps are.
+  // With a log, a grant past the reserved mark first logs a new mark a
+  // little ahead, so a restart resumes past every fence granted.  Lock
+  // order: under a shard lock, takes fence_mu_ then the log's buffer.
+  uint64_t NextFence();
+  // Moves the fence clock past `fence` (a grant heard of from another
+  // member, or loaded).
+  void ObserveFence(uint64_t fence);
+  // Raises the fence floor (never lowers it): the fence every fenced write
+  // must reach, past every fence a flush removed (or a record that could not
+  // be allocated).
+  void RaiseFenceFloor(uint64_t fence) {
+    uint64_t cur = fence_floor_.load(std::memory_order_relaxed);
+    while (fence > cur && !fence_floor_.compare_exchange_weak(cur, fence)) {
+    }
+  }
+  uint64_t FenceFloor() const { return fence_floor_.load(std::memory_order_acquire); }
+  // The fence a fenced write of key `hk` must reach: its live entry's, its
+  // record's, the floor.
+  uint64_t RecordedFenceLocked(Shard& s, const HashedKey& hk, Map::iterator it)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+  // Keeps `fence` recorded for `key` once its entry is gone (a record, or
+  // the shard's floor when the record cannot be allocated).  Allocates, but
+  // never fails.
+  void RecordFenceLocked(Shard& s, std::string_view key, uint64_t fence)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+  // --- conditional writes of Redis 8.4 ------------------------------------
+  Status Digest(std::string_view key, uint64_t* digest) const;
+  Status DelEx(std::string_view key, const ValueCondition& c, int64_t* removed);
+  Status DelExLocal(std::string_view key, const ValueCondition& c, int64_t* removed);
+  Status SetWithLocal(std::string_view key, std::string_view value, const SetOptions& o,
+                      SetResult* r);
+  // Whether the string entry `e` passes condition c (kNone: always).  May
+  // throw bad_alloc decoding a compressed value.
+  static bool ConditionHoldsLocked(const Entry& e, const ValueCondition& c);
   Status Exists(std::string_view key, bool* exists) const;
   Status IncrBy(std::string_view key, int64_t delta, int64_t* result);
   Status IncrByLocal(std::string_view key, int64_t delta, int64_t* result);
@@ -428,8 +483,11 @@ class Store::Impl {
 
   // Removes the entry at `it` and its index node, settling memory.  Allocates
   // nothing.  The caller publishes and notifies.
+  // A removed entry that carried a recorded fence (not a lock's grant)
+  // leaves a fence record, which does allocate (RecordFenceLocked).
   void RemoveLocked(Shard& s, Map::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     const Entry& e = it->second;
+    if (e.fence != 0 && !e.pinned) RecordFenceLocked(s, it->first, e.fence);
     if (e.expires_at != 0) s.ttl.erase(TtlRef{e.expires_at, it->first});
     TrackCompressedLocked(s, e, false);
     TrackPinnedLocked(s, e, false);
@@ -442,8 +500,10 @@ class Store::Impl {
   void DeleteLocked(Shard& s, Map::iterator it, std::string_view key)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     const bool ephemeral = it->second.ephemeral;  // never logged: nothing to undo
+    // The fence the key keeps recorded travels with its deletion.
+    const uint64_t fence = it->second.pinned ? 0 : it->second.fence;
     RemoveLocked(s, it);
-    PublishLocked(s, Mutation::Kind::kDelete, key, nullptr, /*log=*/!ephemeral);
+    PublishLocked(s, Mutation::Kind::kDelete, key, nullptr, /*log=*/!ephemeral, fence);
   }
 
   // Gives the live entry at `it` of `key` the expiry at_ms and publishes
@@ -606,9 +666,10 @@ class Store::Impl {
   // Hands a mutation to the replicator and the log while the shard lock is
   // held, so that changes to one key reach both in the order they were
   // applied: stamps it first (the entry keeps its stamp; a deletion leaves
-  // a tombstone).  An ephemeral entry's changes are not logged.
+  // a tombstone).  An ephemeral entry's changes are not logged.  `fence` is
+  // a deletion's: the fence the key keeps recorded (Mutation::fence).
   void PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e,
-                     bool log = true) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+                     bool log = true, uint64_t fence = 0) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
 
   // Records that `key` was deleted (or expired) by the write `stamp`.  A
@@ -699,6 +760,10 @@ class Store::Impl {
   std::atomic<uint64_t> tombstone_used_{0};
   std::atomic<size_t> next_evict_shard_{0};
 
+  std::atomic<uint64_t> fence_floor_{0};
+  mutable Mutex fence_mu_;
+  uint64_t fence_last_ ABSL_GUARDED_BY(fence_mu_) = 0;      // the last fence granted or seen
+  uint64_t fence_reserved_ ABSL_GUARDED_BY(fence_mu_) = 0;  // the log's mark
   mutable Mutex flush_mu_;
   Stamp flush_stamp_ ABSL_GUARDED_BY(flush_mu_);  // the newest flush seen (replication)
 

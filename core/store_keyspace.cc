@@ -171,9 +171,20 @@ void Store::Impl::FlushAll(const Mutation& m) {
 }
 
 void Store::Impl::ClearShardLocked(Shard& s) {
-  uint64_t mem = 0, tomb = 0;
-  for (const auto& kv : s.map) mem += kv.second.mem_size;
+  uint64_t mem = 0, tomb = 0, floor = 0;
+  for (const auto& kv : s.map) {
+    mem += kv.second.mem_size;
+    if (!kv.second.pinned) floor = std::max(floor, kv.second.fence);
+  }
   for (const auto& t : s.tombstones) tomb += TombstoneMem(t.first.size());
+  // A flush forgets the keys, not the fences recorded for them: every
+  // fenced write after it must reach the highest of them.
+  for (const auto& [k, fence] : s.fence_records) {
+    tomb += FenceRecordMem(k.size());
+    floor = std::max(floor, fence);
+  }
+  RaiseFenceFloor(floor);
+  s.fence_records.clear();
   used_.fetch_sub(mem + tomb, std::memory_order_relaxed);
   tombstone_used_.fetch_sub(tomb, std::memory_order_relaxed);
   pinned_used_.fetch_sub(s.pinned_bytes, std::memory_order_relaxed);

@@ -187,4 +187,169 @@ SetIfEqOutcome Store::Impl::SetIfEqLocked(Shard& g, Shard& s, const HashedKey& h
   return SetIfEqOutcome::kWritten;
 }
 
+// --- locks with fencing tokens ---------------------------------------------
+
+namespace {
+// How far ahead of the last grant the log's fence mark reserves, in the
+// clock's units (ms << 16): a start resumes past it, so a restart within
+// this time after a grant still grants above it even if the wall clock has
+// not moved past it.  One mark is logged per this much time of grants.
+constexpr uint64_t kFenceReserve = uint64_t{10'000} << 16;
+}  // namespace
+
+uint64_t Store::Impl::NextFence() {
+  const uint64_t cluster =
+      options_.replicator != nullptr ? options_.replicator->NextStamp().hlc : 0;
+  const int64_t now = clock_->NowMs();
+  const uint64_t physical = now > 0 ? static_cast<uint64_t>(now) << 16 : 0;
+  MutexLock l(&fence_mu_);
+  const uint64_t next = std::max({fence_last_ + 1, physical, cluster});
+  fence_last_ = next;
+  if (engine_ != nullptr && next > fence_reserved_) {
+    fence_reserved_ = next + kFenceReserve;
+    Mutation m;
+    m.kind = Mutation::Kind::kFenceMark;
+    m.fence = fence_reserved_;
+    LogLocked(m);
+  }
+  return next;
+}
+
+void Store::Impl::ObserveFence(uint64_t fence) {
+  MutexLock l(&fence_mu_);
+  fence_last_ = std::max(fence_last_, fence);
+}
+
+FencedGrant Store::Impl::SetNxFenced(std::string_view key, std::string_view value, int64_t ttl_ms,
+                                     bool ephemeral) {
+  return Route(
+      options_.replicator,
+      [&](Replicator& r) { return r.RouteSetNxFenced(key, value, ttl_ms, ephemeral); },
+      FencedGrant{SetNxOutcome::kOwnerUnreachable, 0},
+      [](const FencedGrant& g) { return g; },
+      [&] { return SetNxFencedLocal(key, value, ttl_ms, ephemeral); });
+}
+
+FencedGrant Store::Impl::SetNxFencedLocal(std::string_view key, std::string_view value,
+                                          int64_t ttl_ms, bool ephemeral) {
+  FencedGrant g;
+  if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0) {
+    g.outcome = SetNxOutcome::kInvalidArgument;
+    return g;
+  }
+  Prepared p = Prepare(value);
+  p.ephemeral = ephemeral;
+  const HashedKey hk = HashKey(key);
+  g.outcome = Mutate<SetNxOutcome>(
+      hk, [&](Shard& s, int64_t now, bool* changed,
+              uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        int64_t expires_at = 0;
+        if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
+          return SetNxOutcome::kInvalidArgument;
+        }
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        if (it != s.map.end()) return SetNxOutcome::kExists;
+        // Drawn under the key's lock, so one name's grants are ordered as
+        // their fences are.  A grant refused for memory wastes one fence.
+        p.fence = NextFence();
+        return PutLocked(s, it, hk, &p, expires_at, /*pinned=*/true, now, shortfall, changed) ==
+                       Status::kOk
+                   ? SetNxOutcome::kInserted
+                   : SetNxOutcome::kOutOfMemory;
+      });
+  if (g.outcome == SetNxOutcome::kInserted) g.fence = p.fence;
+  return g;
+}
+
+ExpireIfEqOutcome Store::Impl::ExpireIfEq(std::string_view key, std::string_view token,
+                                          int64_t ttl_ms) {
+  return Decided<ExpireIfEqOutcome>(
+      [&](Replicator& r) { return r.RouteExpireIfEq(key, token, ttl_ms); },
+      [&] { return ExpireIfEqLocal(key, token, ttl_ms); });
+}
+
+ExpireIfEqOutcome Store::Impl::ExpireIfEqLocal(std::string_view key, std::string_view token,
+                                               int64_t ttl_ms) {
+  if (!KeyOk(key) || !ValueOk(token)) return ExpireIfEqOutcome::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  // The compare and the new expiry are one step under the write lock: a
+  // lock that expired and was taken by another holder is never extended.
+  return Mutate<ExpireIfEqOutcome>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        int64_t at = now;  // ttl_ms <= 0: a time not in the future removes it
+        if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &at)) {
+          return ExpireIfEqOutcome::kInvalidArgument;
+        }
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        if (it == s.map.end()) return ExpireIfEqOutcome::kNotMatched;
+        if (it->second.type != ValueType::kString) return ExpireIfEqOutcome::kWrongType;
+        if (!EqualsLocked(it->second, token)) return ExpireIfEqOutcome::kNotMatched;
+        return ExpireAtLocked(s, it, key, at, now, changed) == Status::kOk
+                   ? ExpireIfEqOutcome::kApplied
+                   : ExpireIfEqOutcome::kOutOfMemory;
+      });
+}
+
+SetFencedOutcome Store::Impl::SetFenced(std::string_view key, std::string_view value,
+                                        uint64_t fence, int64_t ttl_ms) {
+  return Decided<SetFencedOutcome>(
+      [&](Replicator& r) { return r.RouteSetFenced(key, value, fence, ttl_ms); },
+      [&] { return SetFencedLocal(key, value, fence, ttl_ms); });
+}
+
+SetFencedOutcome Store::Impl::SetFencedLocal(std::string_view key, std::string_view value,
+                                             uint64_t fence, int64_t ttl_ms) {
+  if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0 || fence == 0) {
+    return SetFencedOutcome::kInvalidArgument;
+  }
+  Prepared p = Prepare(value);
+  p.fence = fence;
+  const HashedKey hk = HashKey(key);
+  // The check and the write are one step under the key's write lock: a
+  // writer with an older fence cannot slip in between.
+  return Mutate<SetFencedOutcome>(
+      hk, [&](Shard& s, int64_t now, bool* changed,
+              uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        int64_t expires_at = 0;
+        if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
+          return SetFencedOutcome::kInvalidArgument;
+        }
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        if (fence < RecordedFenceLocked(s, hk, it)) return SetFencedOutcome::kStale;
+        return PutLocked(s, it, hk, &p, expires_at, /*pinned=*/false, now, shortfall, changed) ==
+                       Status::kOk
+                   ? SetFencedOutcome::kWritten
+                   : SetFencedOutcome::kOutOfMemory;
+      });
+}
+
+LockStateReply Store::Impl::LockState(std::string_view key, std::string_view token) const {
+  LockStateReply unreachable;
+  unreachable.outcome = LockStateOutcome::kOwnerUnreachable;
+  return Route(
+      options_.replicator, [&](Replicator& r) { return r.RouteLockState(key, token); },
+      unreachable, [](const LockStateReply& r) { return r; },
+      [&] { return LockStateLocal(key, token); });
+}
+
+LockStateReply Store::Impl::LockStateLocal(std::string_view key, std::string_view token) const {
+  LockStateReply r;
+  if (!KeyOk(key) || !ValueOk(token)) {
+    r.outcome = LockStateOutcome::kInvalidArgument;
+    return r;
+  }
+  const HashedKey hk = HashKey(key);
+  Shard& s = ShardFor(hk);
+  ReaderLock l(&s.mu);
+  auto it = s.map.find(hk);
+  const int64_t now = clock_->NowMs();
+  if (it == s.map.end() || IsExpired(it->second, now)) return r;  // kAbsent
+  const Entry& e = it->second;
+  r.fence = e.fence;
+  r.pttl_ms = e.expires_at == 0 ? -1 : e.expires_at - now;
+  const bool held = !token.empty() && e.type == ValueType::kString && EqualsLocked(e, token);
+  r.outcome = held ? LockStateOutcome::kHeld : LockStateOutcome::kOther;
+  return r;
+}
+
 }  // namespace ephpm

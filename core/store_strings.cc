@@ -121,7 +121,27 @@ Status Store::Impl::IncrByLocal(std::string_view key, int64_t delta, int64_t* re
 
 Status Store::Impl::SetWith(std::string_view key, std::string_view value, const SetOptions& o,
                             SetResult* r) {
-  if (!KeyOk(key) || !ValueOk(value)) return Status::kInvalidArgument;
+  if (o.condition.kind == ValueCondition::Kind::kNone) return SetWithLocal(key, value, o, r);
+  // A conditional write is a decision on the key's current value: made
+  // where the key's decisions are made, like del_if_eq.
+  return Route(
+      options_.replicator, [&](Replicator& rep) { return rep.RouteSetWith(key, value, o); },
+      Status::kOwnerUnreachable,
+      [&](const SetWithReply& reply) {
+        *r = reply.result;
+        return reply.status;
+      },
+      [&] { return SetWithLocal(key, value, o, r); });
+}
+
+Status Store::Impl::SetWithLocal(std::string_view key, std::string_view value,
+                                 const SetOptions& o, SetResult* r) {
+  if (!KeyOk(key) || !ValueOk(value) || !ValueOk(o.condition.value)) {
+    return Status::kInvalidArgument;
+  }
+  if (o.condition.kind != ValueCondition::Kind::kNone && o.when != SetOptions::When::kAlways) {
+    return Status::kInvalidArgument;  // NX/XX and IF* exclude each other
+  }
   Prepared p = Prepare(value);
   const HashedKey hk = HashKey(key);
   std::string frame;  // the old value as stored, decoded after the unlock
@@ -142,6 +162,15 @@ Status Store::Impl::SetWith(std::string_view key, std::string_view value, const 
     if ((o.when == SetOptions::When::kIfAbsent && exists) ||
         (o.when == SetOptions::When::kIfPresent && !exists)) {
       return Status::kOk;
+    }
+    if (o.condition.kind != ValueCondition::Kind::kNone) {
+      if (exists && it->second.type != ValueType::kString) return Status::kWrongType;
+      // IFEQ and IFDEQ need a value to compare, so never create a key;
+      // IFNE and IFDNE hold for a missing one.
+      const bool holds = exists ? ConditionHoldsLocked(it->second, o.condition)
+                                : o.condition.kind == ValueCondition::Kind::kIfNe ||
+                                      o.condition.kind == ValueCondition::Kind::kIfDigestNe;
+      if (!holds) return Status::kOk;
     }
     int64_t expires_at = 0;
     if (o.expiry == SetOptions::Expiry::kAt) expires_at = o.expires_at_ms;
@@ -465,6 +494,90 @@ bool Store::Impl::ReadInt64Locked(const Entry& e, int64_t* out) {
     std::memcpy(text, e.value.data(), e.original_size);
   }
   return ParseInt64(std::string_view(text, e.original_size), out);
+}
+
+// --- conditional writes of Redis 8.4 ----------------------------------------
+
+uint64_t Store::DigestOf(std::string_view value) {
+  return XXH3_64bits(value.data(), value.size());
+}
+
+namespace {
+// The digest of the string entry `e`, decoding a compressed value (which
+// may throw bad_alloc).
+uint64_t DigestOfEntry(const Entry& e) {
+  if (!e.compressed) return Store::DigestOf(e.value);
+  std::string plain(e.original_size, '\0');
+  if (!ZstdDecompress(e.value, plain.data(), plain.size())) throw std::bad_alloc();
+  return Store::DigestOf(plain);
+}
+}  // namespace
+
+bool Store::Impl::ConditionHoldsLocked(const Entry& e, const ValueCondition& c) {
+  switch (c.kind) {
+    case ValueCondition::Kind::kNone: return true;
+    case ValueCondition::Kind::kIfEq: return EqualsLocked(e, c.value);
+    case ValueCondition::Kind::kIfNe: return !EqualsLocked(e, c.value);
+    case ValueCondition::Kind::kIfDigestEq: return DigestOfEntry(e) == c.digest;
+    case ValueCondition::Kind::kIfDigestNe: return DigestOfEntry(e) != c.digest;
+  }
+  return false;
+}
+
+Status Store::Impl::Digest(std::string_view key, uint64_t* digest) const {
+  if (!KeyOk(key)) return Status::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  Shard& s = ShardFor(hk);
+  bool expired = false;
+  Status st = Status::kNotFound;
+  {
+    ReaderLock l(&s.mu);
+    auto it = s.map.find(hk);
+    if (it != s.map.end()) {
+      if (IsExpired(it->second, clock_->NowMs())) {
+        expired = true;
+      } else if (it->second.type != ValueType::kString) {
+        st = Status::kWrongType;
+      } else {
+        *digest = DigestOfEntry(it->second);
+        st = Status::kOk;
+      }
+    }
+  }
+  if (expired) ReapIfExpired(hk);
+  return st;
+}
+
+Status Store::Impl::DelEx(std::string_view key, const ValueCondition& c, int64_t* removed) {
+  if (c.kind == ValueCondition::Kind::kNone) return Del(key, removed);
+  return Route(
+      options_.replicator, [&](Replicator& rep) { return rep.RouteDelEx(key, c); },
+      Status::kOwnerUnreachable,
+      [&](const DelExReply& reply) {
+        *removed = reply.removed;
+        return reply.status;
+      },
+      [&] { return DelExLocal(key, c, removed); });
+}
+
+Status Store::Impl::DelExLocal(std::string_view key, const ValueCondition& c, int64_t* removed) {
+  *removed = 0;
+  if (!KeyOk(key) || !ValueOk(c.value)) return Status::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  // The compare and the removal are one step under the write lock.
+  return Mutate<Status>(
+      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        if (it == s.map.end()) return Status::kOk;
+        if (c.kind != ValueCondition::Kind::kNone) {
+          if (it->second.type != ValueType::kString) return Status::kWrongType;
+          if (!ConditionHoldsLocked(it->second, c)) return Status::kOk;
+        }
+        DeleteLocked(s, it, key);
+        *changed = true;
+        *removed = 1;
+        return Status::kOk;
+      });
 }
 
 }  // namespace ephpm

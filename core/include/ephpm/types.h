@@ -304,6 +304,9 @@ struct Mutation {
     kDelete,  // key was removed by a client operation
     kExpire,  // key's expiry changed to `expires_at_ms` (0 = persistent)
     kFlush,   // every key was removed
+    // The log only, never published: the store's fence clock has granted
+    // (or reserved) fences up to `fence`; a start resumes past it.
+    kFenceMark,
   };
   Kind kind;
   std::string_view key;
