@@ -759,3 +759,53 @@ TEST_CASE("a pipeline of conditional commands in one write is answered in order"
     CHECK(c.Reply() == expected[i]);
   }
 }
+
+TEST_CASE("conditions never see an expired key; a past expiry deletes what it would set",
+          "[resp][set][ttl]") {
+  Fixture f;
+  Client c(f.port());
+  RunRows(c, {
+                 {{"SET", "k", "v", "PX", "100"}, kOk},
+                 {{"SET", "p", "v", "PX", "100"}, kOk},
+                 {{"SET", "q", "v", "PX", "100"}, kOk},
+                 {{"DIGEST", "k"}, Bulk("f7042be43fb80714")},
+             });
+  f.clock.Advance(100);
+  RunRows(c, {
+                 {{"SET", "k", "w", "IFEQ", "v"}, kNil},
+                 {{"SET", "k", "w", "IFDEQ", "f7042be43fb80714"}, kNil},  // digest of "v"
+                 {{"EXISTS", "k"}, Int(0)},
+                 {{"SET", "k", "w", "IFNE", "v", "GET"}, kNil},
+                 {{"GET", "k"}, Bulk("w")},
+                 {{"DELEX", "p", "IFNE", "x"}, Int(0)},
+                 {{"DELEX", "q", "IFEQ", "v"}, Int(0)},
+                 {{"PEXPIRE", "q", "1000", "IFEQ", "v"}, Int(0)},
+                 {{"EXISTS", "q"}, Int(0)},
+                 // Redis: a matching SET with an expiry already past answers OK
+                 // and leaves no key; a failing one leaves the key alone.
+                 {{"SET", "a", "old"}, kOk},
+                 {{"SET", "a", "new", "IFEQ", "old", "PXAT", "1"}, kOk},
+                 {{"EXISTS", "a"}, Int(0)},
+                 {{"SET", "b", "old"}, kOk},
+                 {{"SET", "b", "new", "IFEQ", "other", "PXAT", "1"}, kNil},
+                 {{"GET", "b"}, Bulk("old")},
+             });
+}
+
+TEST_CASE("fence records survive FLUSHALL as a floor", "[resp][fence]") {
+  Fixture f;
+  Client c(f.port());
+  RunRows(c, {
+                 {{"SET", "r", "v", "FENCE", "5"}, kOk},
+                 {{"FLUSHALL"}, kOk},
+                 {{"SET", "r", "old", "FENCE", "4"}, kNil},
+                 {{"EXISTS", "r"}, Int(0)},
+                 {{"SET", "r", "new", "FENCE", "5"}, kOk},
+             });
+  // A grant after the flush is still above every earlier grant.
+  REQUIRE(c.Call({"SET", "lk", "a", "NX", "PX", "1000"}) == kOk);
+  const long long before = IntOf(c.Call({"LOCK.FENCE", "lk", "a"}));
+  CHECK(c.Call({"FLUSHALL"}) == kOk);
+  REQUIRE(c.Call({"SET", "lk", "b", "NX", "PX", "1000"}) == kOk);
+  CHECK(IntOf(c.Call({"LOCK.FENCE", "lk", "b"})) > before);
+}
