@@ -459,7 +459,7 @@ void CmdDelEx(Ctx& c) {
 }
 
 // DIGEST key (Redis 8.4): XXH3-64 of the value as 16 lowercase hex digits,
-// zero-padded as Redis does since 8.4.0's fix for short digests.
+// zero-padded as Redis 8.4 answers since redis/redis#14502.
 void CmdDigest(Ctx& c) {
   uint64_t d = 0;
   const Status st = c.store->Digest(c.argv[1], &d);
