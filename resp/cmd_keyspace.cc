@@ -166,10 +166,13 @@ void CmdRandomKey(Ctx& c) {
 
 namespace {
 
-// EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (Redis 7.0's expireGenericCommand).
+// EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (Redis 7.0's expireGenericCommand),
+// and ephpm's compare-and-expire: EXPIRE/PEXPIRE key time IFEQ token sets
+// the TTL only while the key holds token (a lock's refresh), alone.
 void ExpireGeneric(Ctx& c, bool relative, bool seconds) {
   unsigned conditions = 0;
   bool nx = false, xx = false, gt = false, lt = false;
+  const std::string* token = nullptr;
   for (size_t j = 3; j < c.argv.size(); ++j) {
     const std::string& opt = c.argv[j];
     if (IEq(opt, "NX")) {
@@ -184,10 +187,14 @@ void ExpireGeneric(Ctx& c, bool relative, bool seconds) {
     } else if (IEq(opt, "LT")) {
       lt = true;
       conditions |= kExpireLt;
+    } else if (IEq(opt, "IFEQ") && relative) {
+      if (token != nullptr || j + 1 >= c.argv.size()) return c.w.Error(kSyntaxErr);
+      token = &c.argv[++j];
     } else {
       return c.w.Error("ERR Unsupported option " + std::string(CStr(opt, 1 << 20)));
     }
   }
+  if (token != nullptr && conditions != 0) return c.w.Error(kSyntaxErr);
   if ((nx && xx) || (nx && gt) || (nx && lt)) {
     return c.w.Error("ERR NX and XX, GT or LT options at the same time are not compatible");
   }
@@ -200,6 +207,13 @@ void ExpireGeneric(Ctx& c, bool relative, bool seconds) {
   }
   const int64_t base = relative ? c.store->NowMs() : 0;
   if (when > INT64_MAX - base) return c.w.Error(ExpireTimeError(c));
+  if (token != nullptr) {
+    // when is the TTL; <= 0 removes the key if it matches, as Redis's
+    // EXPIRE with a time not in the future.
+    const ExpireIfEqOutcome o = c.store->ExpireIfEq(c.argv[1], *token, when);
+    if (Failed(c, ErrorOf(o))) return;
+    return c.w.Integer(o == ExpireIfEqOutcome::kApplied ? 1 : 0);
+  }
   when += base;
   bool applied = false;
   if (Failed(c, c.store->ExpireAtIf(c.argv[1], when, conditions, &applied))) return;

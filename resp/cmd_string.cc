@@ -1,5 +1,6 @@
-// String commands (GET, SET and its options, the INCR family, ...), and
-// DELIFEQ, the compare-and-delete of a lock.
+// String commands (GET, SET and its options, the INCR family, ...), the
+// conditional writes of Redis 8.4 (SET IFEQ/IFNE/IFDEQ/IFDNE, DELEX,
+// DIGEST), DELIFEQ, and ephpm's fencing (SET .. FENCE, LOCK.FENCE).
 
 #include "command_table.h"
 
@@ -8,6 +9,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,46 +30,71 @@ void CmdGet(Ctx& c) {
 namespace {
 
 // SET/GETEX options as Redis 7.0's parseExtendedStringArgumentsOrReply reads
-// them (the order of checks decides which combinations are syntax errors).
+// them (the order of checks decides which combinations are syntax errors),
+// with Redis 8.4's conditions (one of NX, XX, IFEQ, IFNE, IFDEQ, IFDNE) and
+// ephpm's FENCE (alone, or with EX or PX).
 enum SetFlag : unsigned {
   kNx = 1, kXx = 2, kGet = 4, kKeepTtl = 8, kPersist = 16, kEx = 32, kPx = 64, kExAt = 128,
-  kPxAt = 256,
+  kPxAt = 256, kIfEq = 512, kIfNe = 1024, kIfDeq = 2048, kIfDne = 4096, kFence = 8192,
+};
+constexpr unsigned kIfAny = kIfEq | kIfNe | kIfDeq | kIfDne;
+// What excludes another of these: SET takes one condition.
+constexpr unsigned kWhenAny = kNx | kXx | kIfAny;
+
+// What a SET's options name besides flags: the expiry, the compared value or
+// digest, the fence (each null when absent).
+struct SetArgs {
+  const std::string* expire = nullptr;
+  const std::string* compare = nullptr;
+  const std::string* fence = nullptr;
 };
 
-bool ParseSetOptions(Ctx& c, size_t start, bool for_set, unsigned* flags,
-                     const std::string** expire) {
+bool ParseSetOptions(Ctx& c, size_t start, bool for_set, unsigned* flags, SetArgs* args) {
   *flags = 0;
-  *expire = nullptr;
+  *args = SetArgs{};
   for (size_t j = start; j < c.argv.size(); ++j) {
     const std::string& opt = c.argv[j];
     const bool has_next = j + 1 < c.argv.size();
     const unsigned timed = kEx | kPx | kExAt | kPxAt;
-    if (IEq(opt, "NX") && !(*flags & kXx) && for_set) {
+    const bool cond_ok = for_set && !(*flags & (kWhenAny | kFence));
+    unsigned cond = 0;
+    if (IEq(opt, "IFEQ")) cond = kIfEq;
+    if (IEq(opt, "IFNE")) cond = kIfNe;
+    if (IEq(opt, "IFDEQ")) cond = kIfDeq;
+    if (IEq(opt, "IFDNE")) cond = kIfDne;
+    if (cond != 0 && cond_ok && has_next) {
+      *flags |= cond;
+      args->compare = &c.argv[++j];
+    } else if (IEq(opt, "FENCE") && for_set && has_next &&
+               !(*flags & (kWhenAny | kGet | kKeepTtl | kExAt | kPxAt | kFence))) {
+      *flags |= kFence;
+      args->fence = &c.argv[++j];
+    } else if (IEq(opt, "NX") && !(*flags & (kXx | kIfAny | kFence)) && for_set) {
       *flags |= kNx;
-    } else if (IEq(opt, "XX") && !(*flags & kNx) && for_set) {
+    } else if (IEq(opt, "XX") && !(*flags & (kNx | kIfAny | kFence)) && for_set) {
       *flags |= kXx;
-    } else if (IEq(opt, "GET") && for_set) {
+    } else if (IEq(opt, "GET") && !(*flags & kFence) && for_set) {
       *flags |= kGet;
-    } else if (IEq(opt, "KEEPTTL") && !(*flags & (kPersist | timed)) && for_set) {
+    } else if (IEq(opt, "KEEPTTL") && !(*flags & (kPersist | timed | kFence)) && for_set) {
       *flags |= kKeepTtl;
     } else if (IEq(opt, "PERSIST") && !for_set && !(*flags & (timed | kKeepTtl))) {
       *flags |= kPersist;
     } else if (IEq(opt, "EX") && !(*flags & (kKeepTtl | kPersist | kExAt | kPx | kPxAt)) &&
                has_next) {
       *flags |= kEx;
-      *expire = &c.argv[++j];
+      args->expire = &c.argv[++j];
     } else if (IEq(opt, "PX") && !(*flags & (kKeepTtl | kPersist | kEx | kExAt | kPxAt)) &&
                has_next) {
       *flags |= kPx;
-      *expire = &c.argv[++j];
-    } else if (IEq(opt, "EXAT") && !(*flags & (kKeepTtl | kPersist | kEx | kPx | kPxAt)) &&
-               has_next) {
+      args->expire = &c.argv[++j];
+    } else if (IEq(opt, "EXAT") &&
+               !(*flags & (kKeepTtl | kPersist | kEx | kPx | kPxAt | kFence)) && has_next) {
       *flags |= kExAt;
-      *expire = &c.argv[++j];
-    } else if (IEq(opt, "PXAT") && !(*flags & (kKeepTtl | kPersist | kEx | kExAt | kPx)) &&
-               has_next) {
+      args->expire = &c.argv[++j];
+    } else if (IEq(opt, "PXAT") &&
+               !(*flags & (kKeepTtl | kPersist | kEx | kExAt | kPx | kFence)) && has_next) {
       *flags |= kPxAt;
-      *expire = &c.argv[++j];
+      args->expire = &c.argv[++j];
     } else {
       c.w.Error(kSyntaxErr);
       return false;
@@ -100,35 +127,113 @@ bool ExpireAbsoluteMs(Ctx& c, const std::string& text, unsigned flags, int64_t* 
   return true;
 }
 
-// SET key value [NX|XX] [GET] [EX|PX|EXAT|PXAT|KEEPTTL]; SETEX and PSETEX.
+// Redis 8.4's digest argument: exactly 16 hex digits, either case.
+bool ParseDigest(Ctx& c, std::string_view text, uint64_t* digest) {
+  uint64_t v = 0;
+  bool ok = text.size() == 16;
+  for (size_t i = 0; ok && i < text.size(); ++i) {
+    const char ch = text[i];
+    unsigned d;
+    if (ch >= '0' && ch <= '9') {
+      d = static_cast<unsigned>(ch - '0');
+    } else if (ch >= 'a' && ch <= 'f') {
+      d = static_cast<unsigned>(ch - 'a' + 10);
+    } else if (ch >= 'A' && ch <= 'F') {
+      d = static_cast<unsigned>(ch - 'A' + 10);
+    } else {
+      ok = false;
+      break;
+    }
+    v = (v << 4) | d;
+  }
+  if (!ok) {
+    c.w.Error(kBadDigest);
+    return false;
+  }
+  *digest = v;
+  return true;
+}
+
+// The condition an IFEQ/IFNE/IFDEQ/IFDNE keyword (already matched) names
+// with its argument; false after replying the error of a malformed digest.
+bool MakeCondition(Ctx& c, ValueCondition::Kind kind, const std::string& arg,
+                   ValueCondition* out) {
+  out->kind = kind;
+  if (kind == ValueCondition::Kind::kIfDigestEq || kind == ValueCondition::Kind::kIfDigestNe) {
+    return ParseDigest(c, arg, &out->digest);
+  }
+  out->value = arg;
+  return true;
+}
+
+ValueCondition::Kind ConditionKind(unsigned flags) {
+  if (flags & kIfEq) return ValueCondition::Kind::kIfEq;
+  if (flags & kIfNe) return ValueCondition::Kind::kIfNe;
+  if (flags & kIfDeq) return ValueCondition::Kind::kIfDigestEq;
+  if (flags & kIfDne) return ValueCondition::Kind::kIfDigestNe;
+  return ValueCondition::Kind::kNone;
+}
+
+// SET key value FENCE n [EX s|PX ms]: ephpm's fenced write, for the
+// resource a lock protects.  +OK when written, nil when a higher fence is
+// recorded for the key.
+void SetFencedGeneric(Ctx& c, const std::string& key, const std::string& value, unsigned flags,
+                      const SetArgs& args) {
+  int64_t fence = 0;
+  if (!ParseLL(*args.fence, &fence) || fence <= 0) return c.w.Error(kNotInteger);
+  int64_t ttl_ms = 0;
+  if (args.expire != nullptr) {
+    int64_t at_ms = 0;
+    if (!ExpireAbsoluteMs(c, *args.expire, flags, &at_ms)) return;
+    ttl_ms = at_ms - c.store->NowMs();
+  }
+  const SetFencedOutcome o =
+      c.store->SetFenced(key, value, static_cast<uint64_t>(fence), ttl_ms);
+  if (Failed(c, ErrorOf(o))) return;
+  if (o == SetFencedOutcome::kWritten) return Ok(c);
+  c.w.NullBulk();
+}
+
+// SET key value [NX|XX|IFEQ v|IFNE v|IFDEQ d|IFDNE d] [GET]
+// [EX|PX|EXAT|PXAT|KEEPTTL]; SETEX and PSETEX.
 void SetGeneric(Ctx& c, const std::string& key, const std::string& value, unsigned flags,
-                const std::string* expire) {
+                const SetArgs& args) {
+  if (flags & kFence) return SetFencedGeneric(c, key, value, flags, args);
   int64_t at_ms = 0;
-  if (expire != nullptr && !ExpireAbsoluteMs(c, *expire, flags, &at_ms)) return;
+  if (args.expire != nullptr && !ExpireAbsoluteMs(c, *args.expire, flags, &at_ms)) return;
+  SetOptions o;
+  if ((flags & kIfAny) && !MakeCondition(c, ConditionKind(flags), *args.compare, &o.condition)) {
+    return;
+  }
   // A lock acquisition (NX without GET or KEEPTTL) goes through set_nx, so
-  // that in a cluster the key's owner decides it.  An expiry already past
-  // (EXAT 1) cannot be put as a TTL: SetWith below stores nothing then, as
-  // Redis, which replies OK and deletes the key at once.
+  // that in a cluster the key's owner decides it; with an expiry it is a
+  // lock, granted with a fencing token (LOCK.FENCE reads it).  An expiry
+  // already past (EXAT 1) cannot be put as a TTL: SetWith below stores
+  // nothing then, as Redis, which replies OK and deletes the key at once.
   const int64_t now = c.store->NowMs();
-  if ((flags & kNx) && !(flags & (kGet | kKeepTtl)) && (expire == nullptr || at_ms > now)) {
-    const int64_t ttl_ms = expire == nullptr ? 0 : at_ms - now;
-    const SetNxOutcome o = c.store->SetNx(key, value, ttl_ms);
-    if (Failed(c, ErrorOf(o))) return;
-    if (o == SetNxOutcome::kInserted) return Ok(c);
+  if ((flags & kNx) && !(flags & (kGet | kKeepTtl)) && (args.expire == nullptr || at_ms > now)) {
+    SetNxOutcome outcome;
+    if (args.expire == nullptr) {
+      outcome = c.store->SetNx(key, value, 0);
+    } else {
+      outcome = c.store->SetNxFenced(key, value, at_ms - now, /*ephemeral=*/false).outcome;
+    }
+    if (Failed(c, ErrorOf(outcome))) return;
+    if (outcome == SetNxOutcome::kInserted) return Ok(c);
     return c.w.NullBulk();
   }
-  SetOptions o;
   o.when = (flags & kNx)   ? SetOptions::When::kIfAbsent
            : (flags & kXx) ? SetOptions::When::kIfPresent
                            : SetOptions::When::kAlways;
-  o.expiry = (flags & kKeepTtl)   ? SetOptions::Expiry::kKeep
-             : expire != nullptr ? SetOptions::Expiry::kAt
-                                 : SetOptions::Expiry::kNone;
+  o.expiry = (flags & kKeepTtl)        ? SetOptions::Expiry::kKeep
+             : args.expire != nullptr ? SetOptions::Expiry::kAt
+                                      : SetOptions::Expiry::kNone;
   o.expires_at_ms = at_ms;
   o.get_old = flags & kGet;
   SetResult r;
   const Status st = c.store->SetWith(key, value, o, &r);
   if (Failed(c, st)) return;
+  // With GET the old value answers whatever the condition decided.
   if (flags & kGet) {
     if (r.had_old) return c.w.Bulk(r.old);
     return c.w.NullBulk();
@@ -137,18 +242,24 @@ void SetGeneric(Ctx& c, const std::string& key, const std::string& value, unsign
   Ok(c);
 }
 
+SetArgs Expiring(const std::string& expire) {
+  SetArgs a;
+  a.expire = &expire;
+  return a;
+}
+
 }  // namespace
 
 void CmdSet(Ctx& c) {
   unsigned flags;
-  const std::string* expire;
-  if (!ParseSetOptions(c, 3, true, &flags, &expire)) return;
-  SetGeneric(c, c.argv[1], c.argv[2], flags, expire);
+  SetArgs args;
+  if (!ParseSetOptions(c, 3, true, &flags, &args)) return;
+  SetGeneric(c, c.argv[1], c.argv[2], flags, args);
 }
 
-void CmdSetEx(Ctx& c) { SetGeneric(c, c.argv[1], c.argv[3], kEx, &c.argv[2]); }
+void CmdSetEx(Ctx& c) { SetGeneric(c, c.argv[1], c.argv[3], kEx, Expiring(c.argv[2])); }
 
-void CmdPSetEx(Ctx& c) { SetGeneric(c, c.argv[1], c.argv[3], kPx, &c.argv[2]); }
+void CmdPSetEx(Ctx& c) { SetGeneric(c, c.argv[1], c.argv[3], kPx, Expiring(c.argv[2])); }
 
 void CmdSetNx(Ctx& c) {
   const SetNxOutcome o = c.store->SetNx(c.argv[1], c.argv[2], 0);
@@ -156,7 +267,7 @@ void CmdSetNx(Ctx& c) {
   c.w.Integer(o == SetNxOutcome::kInserted ? 1 : 0);
 }
 
-void CmdGetSet(Ctx& c) { SetGeneric(c, c.argv[1], c.argv[2], kGet, nullptr); }
+void CmdGetSet(Ctx& c) { SetGeneric(c, c.argv[1], c.argv[2], kGet, SetArgs{}); }
 
 void CmdGetDel(Ctx& c) {
   std::string v;
@@ -168,8 +279,9 @@ void CmdGetDel(Ctx& c) {
 
 void CmdGetEx(Ctx& c) {
   unsigned flags;
-  const std::string* expire;
-  if (!ParseSetOptions(c, 2, false, &flags, &expire)) return;
+  SetArgs args;
+  if (!ParseSetOptions(c, 2, false, &flags, &args)) return;
+  const std::string* expire = args.expire;
   // Redis looks the key up (and checks its type) before it validates the
   // expiry: a missing key answers nil whatever the expiry says.
   std::string v;
@@ -318,6 +430,59 @@ void CmdDelIfEq(Ctx& c) {
   const DelIfEqOutcome o = c.store->DelIfEq(c.argv[1], c.argv[2]);
   if (Failed(c, ErrorOf(o))) return;
   c.w.Integer(o == DelIfEqOutcome::kDeleted ? 1 : 0);
+}
+
+// DELEX key [IFEQ v|IFNE v|IFDEQ d|IFDNE d] (Redis 8.4): DEL of one key
+// without a condition; with one, a string key removed only when it holds.
+void CmdDelEx(Ctx& c) {
+  ValueCondition cond;
+  if (c.argv.size() != 2) {
+    if (c.argv.size() != 4) return c.w.Error(kSyntaxErr);
+    const std::string& opt = c.argv[2];
+    ValueCondition::Kind kind;
+    if (IEq(opt, "IFEQ")) {
+      kind = ValueCondition::Kind::kIfEq;
+    } else if (IEq(opt, "IFNE")) {
+      kind = ValueCondition::Kind::kIfNe;
+    } else if (IEq(opt, "IFDEQ")) {
+      kind = ValueCondition::Kind::kIfDigestEq;
+    } else if (IEq(opt, "IFDNE")) {
+      kind = ValueCondition::Kind::kIfDigestNe;
+    } else {
+      return c.w.Error(kSyntaxErr);
+    }
+    if (!MakeCondition(c, kind, c.argv[3], &cond)) return;
+  }
+  int64_t removed = 0;
+  if (Failed(c, c.store->DelEx(c.argv[1], cond, &removed))) return;
+  c.w.Integer(removed);
+}
+
+// DIGEST key (Redis 8.4): XXH3-64 of the value as 16 lowercase hex digits,
+// zero-padded as Redis 8.4 answers since redis/redis#14502.
+void CmdDigest(Ctx& c) {
+  uint64_t d = 0;
+  const Status st = c.store->Digest(c.argv[1], &d);
+  if (st == Status::kNotFound) return c.w.NullBulk();
+  if (Failed(c, st)) return;
+  static constexpr char kHex[] = "0123456789abcdef";
+  char text[16];
+  for (int i = 15; i >= 0; --i, d >>= 4) text[i] = kHex[d & 0xf];
+  c.w.Bulk(std::string_view(text, sizeof text));
+}
+
+// LOCK.FENCE key [token] (ephpm): with a token, the fence of the lock the
+// key holds only while it holds that token, else nil; without, the fence
+// the live key carries (0 for none), nil when missing.
+void CmdLockFence(Ctx& c) {
+  if (c.argv.size() > 3) return c.w.Error(kSyntaxErr);
+  const bool with_token = c.argv.size() == 3;
+  const LockStateReply r = c.store->LockState(c.argv[1], with_token ? c.argv[2] : "");
+  if (Failed(c, ErrorOf(r.outcome))) return;
+  const bool answer = with_token ? r.outcome == LockStateOutcome::kHeld
+                                 : r.outcome != LockStateOutcome::kAbsent;
+  if (!answer) return c.w.NullBulk();
+  c.w.Integer(static_cast<int64_t>(r.fence));
 }
 
 }  // namespace cmd

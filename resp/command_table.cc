@@ -184,8 +184,12 @@ const Command kCommands[] = {
     {"hincrbyfloat", 4, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @hash @fast",
      CmdHIncrByFloat},
     {"hscan", -3, kReadOnly, 1, 1, 1, "@read @hash @slow", CmdHScan},
-    // locks (Valkey 9's DELIFEQ)
+    // locks (Valkey 9's DELIFEQ; ephpm's LOCK.FENCE reads a grant's fence)
     {"delifeq", 3, kWrite | kFast, 1, 1, 1, "@write @string @fast", CmdDelIfEq},
+    {"lock.fence", -2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdLockFence},
+    // Redis 8.4's conditional writes (SET's IF* options are with SET)
+    {"delex", -2, kWrite | kFast, 1, 1, 1, "@write @string @fast", CmdDelEx},
+    {"digest", 2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdDigest},
 };
 
 const absl::flat_hash_map<std::string, const Command*>& Table() {

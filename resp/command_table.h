@@ -43,6 +43,8 @@ inline constexpr std::string_view kWrongPass =
 // Redis 7's reply to a write while its AOF cannot be written; the reason
 // (strerror text) follows.
 inline constexpr std::string_view kMisconfAof = "MISCONF Errors writing to the AOF file: ";
+// Redis 8.4's reply to an IFDEQ/IFDNE digest that is not 16 hex digits.
+inline constexpr std::string_view kBadDigest = "ERR must be exactly 16 hexadecimal characters";
 // ephpm's own: SAVE, BGSAVE and BGREWRITEAOF without a data dir.
 inline constexpr std::string_view kPersistenceOff =
     "ERR persistence is off: start ephpm with --data-dir";
@@ -179,6 +181,9 @@ void CmdIncrBy(Ctx& c);
 void CmdDecrBy(Ctx& c);
 void CmdIncrByFloat(Ctx& c);
 void CmdDelIfEq(Ctx& c);
+void CmdDelEx(Ctx& c);
+void CmdDigest(Ctx& c);
+void CmdLockFence(Ctx& c);
 
 // cmd_keyspace.cc
 void CmdDel(Ctx& c);

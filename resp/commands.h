@@ -1,9 +1,11 @@
 // Redis commands over an ephpm::Store: argument rules, replies and error
 // strings as Redis 7.0 has them, so that clients (redis-cli, phpredis,
 // Predis, ...) cannot tell the difference except where ephpm says so
-// (DELIFEQ, INFO's contents, COMMAND's table, CLIENT ID, TIME, HELLO 3 since
-// only RESP2 is spoken, and the wording of CLIENT/COMMAND HELP).  The
-// differential test in tests/resp_diff/ holds it to that.
+// (DELIFEQ; Redis 8.4's SET IF* options, DELEX and DIGEST; the lock
+// extensions LOCK.FENCE, SET .. FENCE and EXPIRE/PEXPIRE .. IFEQ; INFO's
+// contents, COMMAND's table, CLIENT ID, TIME, HELLO 3 since only RESP2 is
+// spoken, and the wording of CLIENT/COMMAND HELP).  The differential test in
+// tests/resp_diff/ holds it to that.
 //
 // Thread-safe: one Dispatcher serves every connection; per-connection state
 // lives in the ClientState each call gets.  The dispatcher holds no lock of

@@ -279,6 +279,17 @@ TEST_CASE("a log that cannot be written: MISCONF for writes, reads go on, writes
   CHECK(c.Call({"GET", "before"}) == Bulk("1"));
   CHECK(c.Call({"EXISTS", "k0"}) == Int(1));
   CHECK(c.Call({"DELIFEQ", "before", "1"}).rfind(kMisconfStart, 0) == 0);
+  // The conditional writes and the lock commands are writes too; DIGEST and
+  // LOCK.FENCE only read.
+  CHECK(c.Call({"DELEX", "before", "IFEQ", "1"}).rfind(kMisconfStart, 0) == 0);
+  CHECK(c.Call({"DELEX", "before"}).rfind(kMisconfStart, 0) == 0);
+  CHECK(c.Call({"SET", "before", "2", "IFEQ", "1"}).rfind(kMisconfStart, 0) == 0);
+  CHECK(c.Call({"SET", "lk", "t", "NX", "PX", "1000"}).rfind(kMisconfStart, 0) == 0);
+  CHECK(c.Call({"SET", "res", "v", "FENCE", "1"}).rfind(kMisconfStart, 0) == 0);
+  CHECK(c.Call({"PEXPIRE", "before", "1000", "IFEQ", "1"}).rfind(kMisconfStart, 0) == 0);
+  CHECK(c.Call({"DIGEST", "before"}) == Bulk("65cd25028f98f158"));
+  CHECK(c.Call({"LOCK.FENCE", "before"}) == Int(0));
+  CHECK(c.Call({"GET", "before"}) == Bulk("1"));
   std::string info = c.Call({"INFO", "persistence"});
   CHECK(InfoField(info, "aof_last_write_status") == "err");
   CHECK(InfoField(info, "aof_last_write_error") == "No space left on device");

@@ -158,6 +158,46 @@ expect "DELIFEQ own token --no-raw" $'(integer) 1\n' cli --no-raw DELIFEQ lock o
 expect "lock released" $'0\n' cli EXISTS lock
 expect "DELIFEQ arity" $'ERR wrong number of arguments for \'delifeq\' command\n\n' cli DELIFEQ lock
 
+# --- Redis 8.4's conditional writes, ephpm's fences ---------------------------------
+expect "SET for DIGEST" $'OK\n' cli SET key1 "Hello world"
+expect "DIGEST (Redis's example)" $'b6acb9d84a38ff74\n' cli DIGEST key1
+expect "DIGEST --no-raw" $'"b6acb9d84a38ff74"\n' cli --no-raw DIGEST key1
+expect "SET IFDEQ" $'OK\n' cli SET key1 v1 IFDEQ B6ACB9D84A38FF74
+expect "SET IFEQ refused --no-raw" $'(nil)\n' cli --no-raw SET key1 v2 IFEQ nope
+expect "SET IFEQ GET" $'v1\n' cli SET key1 v2 IFEQ v1 GET
+expect "SET NX IFEQ" $'ERR syntax error\n\n' cli SET key1 v NX IFEQ v2
+expect "DELEX IFNE refused" $'0\n' cli DELEX key1 IFNE v2
+expect "DELEX bad digest" $'ERR must be exactly 16 hexadecimal characters\n\n' \
+  cli DELEX key1 IFDEQ abc
+expect "DELEX IFEQ --no-raw" $'(integer) 1\n' cli --no-raw DELEX key1 IFEQ v2
+expect "DIGEST missing --no-raw" $'(nil)\n' cli --no-raw DIGEST key1
+expect "SET NX PX takes a fenced lock" $'OK\n' cli SET flock me NX PX 30000
+expect "LOCK.FENCE with the token is positive" $'1\n' bash -c \
+  'v=$(redis-cli -h "$EPHPM_HOST" -p "$EPHPM_PORT" LOCK.FENCE flock me); [ "$v" -gt 0 ] && echo 1'
+expect "LOCK.FENCE another token" $'(nil)\n' cli --no-raw LOCK.FENCE flock you
+expect "PEXPIRE IFEQ refreshes" $'1\n' cli PEXPIRE flock 60000 IFEQ me
+expect "PEXPIRE IFEQ another token" $'0\n' cli PEXPIRE flock 60000 IFEQ you
+expect "SET FENCE" $'OK\n' cli SET fres a FENCE 10
+expect "SET FENCE stale --no-raw" $'(nil)\n' cli --no-raw SET fres b FENCE 9
+expect "SET FENCE 0" $'ERR value is not an integer or out of range\n\n' cli SET fres b FENCE 0
+# The holder's fence, read and handed to the resource in one connection.
+expect "fence from stdin" $'OK\n' bash -c \
+  'f=$(redis-cli -h "$EPHPM_HOST" -p "$EPHPM_PORT" LOCK.FENCE flock me);
+   printf "SET fres c FENCE %s\n" "$f" | redis-cli -h "$EPHPM_HOST" -p "$EPHPM_PORT"'
+# --pipe: raw protocol, as mass insertion sends it.
+{
+  printf '*3\r\n$3\r\nSET\r\n$4\r\npkey\r\n$11\r\nHello world\r\n'
+  printf '*2\r\n$6\r\nDIGEST\r\n$4\r\npkey\r\n'
+  printf '*5\r\n$3\r\nSET\r\n$4\r\npkey\r\n$1\r\nx\r\n$5\r\nIFDEQ\r\n$16\r\nb6acb9d84a38ff74\r\n'
+  printf '*4\r\n$5\r\nDELEX\r\n$4\r\npkey\r\n$4\r\nIFEQ\r\n$1\r\ny\r\n'
+  printf '*4\r\n$5\r\nDELEX\r\n$4\r\npkey\r\n$5\r\nIFDEQ\r\n$3\r\nabc\r\n'
+  printf '*4\r\n$5\r\nDELEX\r\n$4\r\npkey\r\n$4\r\nIFEQ\r\n$1\r\nx\r\n'
+} > "$tmp/pipe"
+expect "--pipe" $'All data transferred. Waiting for the last reply...\nLast reply received from server.\nerrors: 1, replies: 6\n' \
+  cli --pipe < "$tmp/pipe"
+expect "--pipe left no key" $'0\n' cli EXISTS pkey
+expect "clean up" $'2\n' cli DEL flock fres
+
 # --- several commands from stdin, -r, --scan, --bigkeys ---------------------------
 printf 'SET piped 1\nINCR piped\nINCRBY piped 40\nGET piped\nGET user:1\nPING\n' > "$tmp/cmds"
 expect "commands from stdin" "OK"$'\n2\n42\n42\n'"$wrongtype"$'\n\nPONG\n' cli < "$tmp/cmds"
