@@ -61,12 +61,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # ---- the ephpm binary (thread-safe PHP) ------------------------------------
-zts_release() {  # build-dir target: a Release build against the thread-safe PHP
-  local php_config
-  php_config=$(bash scripts/build-zts-php.sh | tail -n 1) &&
-    bench_cmake_release "$1" "$2" -DPHP_CONFIG="$php_config"
-}
-bench_ephpm "${BUILD:-/tmp/ephpm-host-bench-zts}" zts_release || exit 1
+bench_ephpm "${BUILD:-/tmp/ephpm-host-bench-zts}" bench_zts_release || exit 1
 ephpm=$REPLY
 
 # ---- work directory, processes, cleanup -------------------------------------

@@ -43,6 +43,15 @@ bench_ephpm() {
   [ -x "$REPLY" ] || { echo "no executable $REPLY" >&2; return 1; }
 }
 
+# bench_zts_release BUILD_DIR TARGET: a Release build of TARGET against the
+# thread-safe PHP (built once by scripts/build-zts-php.sh, then cached), for
+# bench_ephpm's BUILDER.
+bench_zts_release() {
+  local php_config
+  php_config=$(bash scripts/build-zts-php.sh | tail -n 1) &&
+    bench_cmake_release "$1" "$2" -DPHP_CONFIG="$php_config"
+}
+
 # Stops each given process (when still running) and waits for it.
 bench_stop() {
   local pid

@@ -34,12 +34,7 @@ echo "== cycle: Ephpm\\Lock::acquire()->release() vs setnx + del_if_eq (CLI, NTS
 php -d opcache.enable_cli=1 -d "extension=$ext" bench/php_lock.php \
     --cycles="${CYCLES:-20000}" --repeats="${REPEATS:-7}"
 
-zts_release() {  # build-dir target: a Release build against the thread-safe PHP
-  local php_config
-  php_config=$(bash scripts/build-zts-php.sh | tail -n 1) &&
-    bench_cmake_release "$1" "$2" -DPHP_CONFIG="$php_config"
-}
-bench_ephpm "${ZBUILD:-/tmp/ephpm-host-bench-zts}" zts_release || exit 1
+bench_ephpm "${ZBUILD:-/tmp/ephpm-host-bench-zts}" bench_zts_release || exit 1
 ephpm=$REPLY
 
 work=$(mktemp -d /tmp/lock-bench.XXXXXX)

@@ -149,6 +149,9 @@ class Store::Impl {
                           bool ephemeral);
   FencedGrant SetNxFencedLocal(std::string_view key, std::string_view value, int64_t ttl_ms,
                                bool ephemeral);
+  // set_nx on this node, both kinds: with `fenced`, the grant draws a fence.
+  FencedGrant TakeLocal(std::string_view key, std::string_view value, int64_t ttl_ms,
+                        bool ephemeral, bool fenced);
   ExpireIfEqOutcome ExpireIfEq(std::string_view key, std::string_view token, int64_t ttl_ms);
   ExpireIfEqOutcome ExpireIfEqLocal(std::string_view key, std::string_view token,
                                     int64_t ttl_ms);

@@ -22,11 +22,20 @@ SetNxOutcome Store::Impl::SetNxEphemeral(std::string_view key, std::string_view 
 
 SetNxOutcome Store::Impl::SetNxLocal(std::string_view key, std::string_view value, int64_t ttl_ms,
                                      bool ephemeral) {
-  if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0) return SetNxOutcome::kInvalidArgument;
+  return TakeLocal(key, value, ttl_ms, ephemeral, /*fenced=*/false).outcome;
+}
+
+FencedGrant Store::Impl::TakeLocal(std::string_view key, std::string_view value, int64_t ttl_ms,
+                                   bool ephemeral, bool fenced) {
+  FencedGrant g;
+  if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0) {
+    g.outcome = SetNxOutcome::kInvalidArgument;
+    return g;
+  }
   Prepared p = Prepare(value);
   p.ephemeral = ephemeral;
   const HashedKey hk = HashKey(key);
-  return Mutate<SetNxOutcome>(
+  g.outcome = Mutate<SetNxOutcome>(
       hk, [&](Shard& s, int64_t now, bool* changed,
               uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
         int64_t expires_at = 0;
@@ -35,12 +44,17 @@ SetNxOutcome Store::Impl::SetNxLocal(std::string_view key, std::string_view valu
         }
         auto it = FindLiveForWriteLocked(s, hk, now, changed);
         if (it != s.map.end()) return SetNxOutcome::kExists;
+        // Drawn under the key's lock, so one name's grants are ordered as
+        // their fences are.  A grant refused for memory wastes one fence.
+        if (fenced) p.fence = NextFence();
         // With a TTL this is a lock: pinned until it expires or is replaced.
         return PutLocked(s, it, hk, &p, expires_at, /*pinned=*/true, now, shortfall, changed) ==
                        Status::kOk
                    ? SetNxOutcome::kInserted
                    : SetNxOutcome::kOutOfMemory;
       });
+  if (g.outcome == SetNxOutcome::kInserted) g.fence = p.fence;
+  return g;
 }
 
 DelIfEqOutcome Store::Impl::DelIfEq(std::string_view key, std::string_view token) {
@@ -232,33 +246,7 @@ FencedGrant Store::Impl::SetNxFenced(std::string_view key, std::string_view valu
 
 FencedGrant Store::Impl::SetNxFencedLocal(std::string_view key, std::string_view value,
                                           int64_t ttl_ms, bool ephemeral) {
-  FencedGrant g;
-  if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0) {
-    g.outcome = SetNxOutcome::kInvalidArgument;
-    return g;
-  }
-  Prepared p = Prepare(value);
-  p.ephemeral = ephemeral;
-  const HashedKey hk = HashKey(key);
-  g.outcome = Mutate<SetNxOutcome>(
-      hk, [&](Shard& s, int64_t now, bool* changed,
-              uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
-        int64_t expires_at = 0;
-        if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
-          return SetNxOutcome::kInvalidArgument;
-        }
-        auto it = FindLiveForWriteLocked(s, hk, now, changed);
-        if (it != s.map.end()) return SetNxOutcome::kExists;
-        // Drawn under the key's lock, so one name's grants are ordered as
-        // their fences are.  A grant refused for memory wastes one fence.
-        p.fence = NextFence();
-        return PutLocked(s, it, hk, &p, expires_at, /*pinned=*/true, now, shortfall, changed) ==
-                       Status::kOk
-                   ? SetNxOutcome::kInserted
-                   : SetNxOutcome::kOutOfMemory;
-      });
-  if (g.outcome == SetNxOutcome::kInserted) g.fence = p.fence;
-  return g;
+  return TakeLocal(key, value, ttl_ms, ephemeral, /*fenced=*/true);
 }
 
 ExpireIfEqOutcome Store::Impl::ExpireIfEq(std::string_view key, std::string_view token,

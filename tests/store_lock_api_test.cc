@@ -44,17 +44,8 @@ using ephpm_test::NoSweeper;
 
 namespace {
 
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/ephpm-locks-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string path;
-};
+using ephpm_test::TempDir;
+
 
 StoreOptions WithDir(const std::string& dir, const ManualClock* clock) {
   StoreOptions o = NoSweeper();

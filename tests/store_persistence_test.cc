@@ -30,6 +30,7 @@
 #include "ephpm/persistence.h"
 #include "ephpm/store.h"
 #include "persist.h"
+#include "test_util.h"
 
 namespace fs = std::filesystem;
 using ephpm::ManualClock;
@@ -39,19 +40,8 @@ using ephpm::StoreOptions;
 
 namespace {
 
-// A fresh directory under /tmp, removed with everything in it.
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/ephpm-persist-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string Sub(const std::string& name) const { return path + "/" + name; }
-  std::string path;
-};
+using ephpm_test::TempDir;
+
 
 StoreOptions Durable(const std::string& dir, const ManualClock* clock,
                      ephpm::FsyncPolicy fsync = ephpm::FsyncPolicy::kEverySec) {

@@ -5,7 +5,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <stdlib.h>
+
 #include <condition_variable>
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -57,6 +62,23 @@ inline uint64_t SumOfEntries(ephpm::Store& s) {
   }
   return sum;
 }
+
+// A fresh directory under /tmp, removed with everything in it.
+struct TempDir {
+  TempDir() {
+    char tmpl[] = "/tmp/ephpm-test-XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string Sub(const std::string& name) const { return path + "/" + name; }
+  std::string path;
+};
 
 inline ephpm::StoreOptions NoSweeper() {
   ephpm::StoreOptions o;
