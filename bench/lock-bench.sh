@@ -55,7 +55,7 @@ port=$REPLY
 n=${HANDOVERS:-500}
 url="http://127.0.0.1:$port/php_lock.php?handover=$n"
 curl -s "$url" >/dev/null  # warm up one worker
-curl -s --parallel --parallel-immediate "$url" "$url" -o "$work/a" -o "$work/b"
+curl -s --parallel --parallel-immediate "$url" "$url" -o "$work/a" -o "$work/b" 2>/dev/null
 echo
 echo "== handover: release -> a waiter blocked in Ephpm\\Lock::block gets it (host, ZTS, 2 workers)"
 cat "$work/a" "$work/b" | grep -E '^[0-9]+$' | sort -n | awk '
