@@ -436,28 +436,29 @@ ZEND_METHOD(Ephpm_Lock, refresh) {
   RETURN_BOOL(applied);
 }
 
+/* The lock's state at its owner for a method of ZEND_THIS (see ask_state),
+ * or -1 with an exception thrown. */
+static int state_of(zval *this_zv, int64_t *pttl_ms) {
+  ephpm_lock_obj *o = this_lock(this_zv);
+  if (o == NULL) return -1;
+  const ephpm_kv_ops *ops = ephpm_ops_get();
+  if (ops == NULL || !EPHPM_OPS_REQUIRE(ops, lock_state)) return -1;
+  uint64_t fence = 0;
+  return ask_state(ops, o, pttl_ms, &fence);
+}
+
 ZEND_METHOD(Ephpm_Lock, isAcquired) {
   ZEND_PARSE_PARAMETERS_NONE();
-  ephpm_lock_obj *o = this_lock(ZEND_THIS);
-  if (o == NULL) RETURN_THROWS();
-  const ephpm_kv_ops *ops = ephpm_ops_get();
-  if (ops == NULL || !EPHPM_OPS_REQUIRE(ops, lock_state)) RETURN_THROWS();
   int64_t pttl_ms = 0;
-  uint64_t fence = 0;
-  const int state = ask_state(ops, o, &pttl_ms, &fence);
+  const int state = state_of(ZEND_THIS, &pttl_ms);
   if (state < 0) RETURN_THROWS();
   RETURN_BOOL(state == 0);
 }
 
 ZEND_METHOD(Ephpm_Lock, remaining) {
   ZEND_PARSE_PARAMETERS_NONE();
-  ephpm_lock_obj *o = this_lock(ZEND_THIS);
-  if (o == NULL) RETURN_THROWS();
-  const ephpm_kv_ops *ops = ephpm_ops_get();
-  if (ops == NULL || !EPHPM_OPS_REQUIRE(ops, lock_state)) RETURN_THROWS();
   int64_t pttl_ms = 0;
-  uint64_t fence = 0;
-  const int state = ask_state(ops, o, &pttl_ms, &fence);
+  const int state = state_of(ZEND_THIS, &pttl_ms);
   if (state < 0) RETURN_THROWS();
   if (state != 0) RETURN_NULL();
   /* -1: its TTL was removed behind its back (ephpm_kv_persist) */

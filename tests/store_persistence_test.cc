@@ -526,6 +526,27 @@ TEST_CASE("persistence: writes are refused while the disk is full, and resume",
     int deleted = 0;
     CHECK(ops.del_if_eq(ops.ctx, "L", 1, "t", 1, &deleted) == EPHPM_KV_OK);
     CHECK(deleted == 1);
+    // The lock API the same way: a request's fenced lock is taken,
+    // refreshed, read and released; a logged grant and a fenced write are
+    // refused.
+    uint64_t fence = 0, seen = 0;
+    CHECK(ops.set_nx_fenced(ops.ctx, "F", 1, "t", 1, 30'000, 1, &inserted, &fence) ==
+          EPHPM_KV_OK);
+    CHECK(inserted == 1);
+    CHECK(fence > 0);
+    int applied = 0, state = -1, written = -1;
+    CHECK(ops.expire_if_eq(ops.ctx, "F", 1, "t", 1, 60'000, &applied) == EPHPM_KV_OK);
+    CHECK(applied == 1);
+    int64_t pttl = 0;
+    CHECK(ops.lock_state(ops.ctx, "F", 1, "t", 1, &state, &pttl, &seen) == EPHPM_KV_OK);
+    CHECK(state == 0);
+    CHECK(seen == fence);
+    CHECK(ops.set_nx_fenced(ops.ctx, "P", 1, "t", 1, 30'000, 0, &inserted, &seen) ==
+          EPHPM_KV_PERSISTENCE_ERROR);
+    CHECK(ops.set_fenced(ops.ctx, "D", 1, "v", 1, fence, 0, &written) ==
+          EPHPM_KV_PERSISTENCE_ERROR);
+    CHECK(ops.del_if_eq(ops.ctx, "F", 1, "t", 1, &deleted) == EPHPM_KV_OK);
+    CHECK(deleted == 1);
     // Room again: the writer's retry clears the error.
     REQUIRE(::mount("tmpfs", mnt.c_str(), "tmpfs", MS_REMOUNT, "size=64m") == 0);
     rc = EPHPM_KV_PERSISTENCE_ERROR;
