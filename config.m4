@@ -11,7 +11,7 @@ if test "$PHP_EPHPM" != "no"; then
   PHP_CXX_COMPILE_STDCXX(17, mandatory, PHP_EPHPM_STDCXX)
 
   PKG_CHECK_MODULES([EPHPM_DEPS],
-    [absl_flat_hash_map absl_btree absl_synchronization libzstd libxxhash])
+    [absl_flat_hash_map absl_node_hash_map absl_btree absl_synchronization libzstd libxxhash])
   PHP_EVAL_INCLINE($EPHPM_DEPS_CFLAGS)
   PHP_EVAL_LIBLINE($EPHPM_DEPS_LIBS, EPHPM_SHARED_LIBADD)
   PHP_ADD_LIBRARY(stdc++, 1, EPHPM_SHARED_LIBADD)

@@ -114,7 +114,7 @@ Decoded DecodeRecord(std::string_view in, Mutation* m, size_t* consumed) {
   const uint64_t key_len = GetLe(b + 35, 4);
   const uint64_t fence_len = (flags & kFlagFence) != 0 ? 8 : 0;
   if (kind < 1 || kind > static_cast<uint8_t>(Mutation::Kind::kFenceMark) + 1 ||
-      type > static_cast<uint8_t>(ValueType::kHash) ||
+      type > static_cast<uint8_t>(kLastValueType) ||
       (flags & ~(kFlagCompressed | kFlagPinned | kFlagFence)) != 0 ||
       body - kFixedBody < fence_len || key_len > body - kFixedBody - fence_len) {
     return Decoded::kCorrupt;

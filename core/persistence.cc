@@ -162,11 +162,7 @@ void Store::Impl::SnapshotWalk(absl::FunctionRef<void(const Mutation&)> emit) co
         Copied c;
         c.key = k;
         c.type = e.type;
-        if (e.type == ValueType::kHash) {
-          c.value = EncodeHash(*e.hash);
-        } else {
-          c.value = e.value;
-        }
+        c.value = EncodedValue(e);
         c.compressed = e.compressed;
         c.pinned = e.pinned;
         c.original_size = e.original_size;

@@ -43,13 +43,35 @@ bool DecodeHash(std::string_view in, HashFields* out) {
   return true;
 }
 
+std::string EncodedValue(const Entry& e) {
+  switch (e.type) {
+    case ValueType::kString: return e.value;
+    case ValueType::kHash: return EncodeHash(*e.hash);
+    case ValueType::kList: return EncodeList(*e.list);
+    case ValueType::kSet: return EncodeSet(*e.set);
+    case ValueType::kZSet: return EncodeZSet(*e.zset);
+  }
+  return e.value;
+}
+
+uint64_t ValueSize(const Entry& e) {
+  switch (e.type) {
+    case ValueType::kString: return e.original_size;
+    case ValueType::kHash: return e.hash->size();
+    case ValueType::kList: return e.list->items.size();
+    case ValueType::kSet: return e.set->size();
+    case ValueType::kZSet: return e.zset->size();
+  }
+  return 0;
+}
+
 void DescribeEntry(const Entry& e, Mutation* m, std::string* encoded) {
   m->type = e.type;
-  if (e.type == ValueType::kHash) {
-    *encoded = EncodeHash(*e.hash);
-    m->value = *encoded;
-  } else {
+  if (e.type == ValueType::kString) {
     m->value = e.value;
+  } else {
+    *encoded = EncodedValue(e);
+    m->value = *encoded;
   }
   m->compressed = e.compressed;
   m->original_size = e.original_size;
@@ -70,6 +92,33 @@ bool EntryFromMutation(const Mutation& m, Entry* fresh) {
     uint64_t fields = 0;
     for (const auto& [f, v] : *fresh->hash) fields += FieldMem(f.size(), v.size());
     fresh->mem_size = HashEntryMem(m.key.size(), fields, fresh->expires_at != 0);
+    return true;
+  }
+  if (m.type != ValueType::kString) {
+    uint64_t elements = 0;
+    bool ok = false;
+    uint64_t (*entry_mem)(size_t, uint64_t, bool) = nullptr;
+    switch (m.type) {
+      case ValueType::kList:
+        fresh->list = std::make_unique<ListValue>();
+        ok = DecodeList(m.value, fresh->list.get(), &elements) && !fresh->list->items.empty();
+        entry_mem = ListEntryMem;
+        break;
+      case ValueType::kSet:
+        fresh->set = std::make_unique<SetValue>();
+        ok = DecodeSet(m.value, fresh->set.get(), &elements) && fresh->set->size() > 0;
+        entry_mem = SetEntryMem;
+        break;
+      case ValueType::kZSet:
+        fresh->zset = std::make_unique<ZSetValue>();
+        ok = DecodeZSet(m.value, fresh->zset.get(), &elements) && fresh->zset->size() > 0;
+        entry_mem = ZSetEntryMem;
+        break;
+      default:
+        break;
+    }
+    if (!ok) return false;
+    fresh->mem_size = entry_mem(m.key.size(), elements, fresh->expires_at != 0);
     return true;
   }
   fresh->value.assign(m.value.data(), m.value.size());

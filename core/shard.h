@@ -20,6 +20,7 @@
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
+#include "aggregates.h"
 #include "ephpm/types.h"
 #include "shared_mutex.h"
 
@@ -67,22 +68,15 @@ struct KeyEq {
 // ---------------------------------------------------------------------------
 // Entries.
 
-// A hash's fields.  In-process only, so abseil's per-process seeded hash is
-// fine here; transparent over std::string_view (abseil's own string hasher
-// takes absl::string_view, which is not std's in this abseil build).
-struct FieldHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return absl::Hash<std::string_view>{}(s); }
-};
-struct FieldEq {
-  using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const { return a == b; }
-};
+// A hash's fields (FieldHash, FieldEq: aggregates.h).
 using HashFields = absl::flat_hash_map<std::string, std::string, FieldHash, FieldEq>;
 
 struct Entry {
   std::string value;           // as stored (a zstd frame when compressed)
   std::unique_ptr<HashFields> hash;  // set exactly when type == kHash
+  std::unique_ptr<ListValue> list;   // set exactly when type == kList
+  std::unique_ptr<SetValue> set;     // set exactly when type == kSet
+  std::unique_ptr<ZSetValue> zset;   // set exactly when type == kZSet
   int64_t expires_at = 0;      // absolute ms, 0 = none
   uint64_t version = 0;
   uint64_t original_size = 0;  // bytes a reader gets back
@@ -117,6 +111,9 @@ struct Entry {
   Entry(Entry&& o) noexcept
       : value(std::move(o.value)),
         hash(std::move(o.hash)),
+        list(std::move(o.list)),
+        set(std::move(o.set)),
+        zset(std::move(o.zset)),
         expires_at(o.expires_at),
         version(o.version),
         original_size(o.original_size),
@@ -132,6 +129,9 @@ struct Entry {
   Entry& operator=(Entry&& o) noexcept {
     value = std::move(o.value);
     hash = std::move(o.hash);
+    list = std::move(o.list);
+    set = std::move(o.set);
+    zset = std::move(o.zset);
     expires_at = o.expires_at;
     version = o.version;
     original_size = o.original_size;
@@ -204,6 +204,18 @@ inline uint64_t HashEntryMem(size_t key_len, uint64_t fields_mem, bool has_ttl) 
   return EntryMem(key_len, 0, has_ttl) + sizeof(HashFields) + fields_mem;
 }
 
+// Accounted size of a list, set or sorted set entry whose elements take
+// `elements_mem` (ListElementMem, SetMemberMem, ZSetMemberMem: aggregates.h).
+inline uint64_t ListEntryMem(size_t key_len, uint64_t elements_mem, bool has_ttl) {
+  return EntryMem(key_len, 0, has_ttl) + sizeof(ListValue) + elements_mem;
+}
+inline uint64_t SetEntryMem(size_t key_len, uint64_t elements_mem, bool has_ttl) {
+  return EntryMem(key_len, 0, has_ttl) + sizeof(SetValue) + elements_mem;
+}
+inline uint64_t ZSetEntryMem(size_t key_len, uint64_t elements_mem, bool has_ttl) {
+  return EntryMem(key_len, 0, has_ttl) + sizeof(ZSetValue) + elements_mem;
+}
+
 // Accounted size of a tombstone (a deleted key's stamp, kept with a
 // replicator so that an older write arriving late cannot bring the key back).
 struct Tombstone {
@@ -226,6 +238,13 @@ std::string EncodeHash(const HashFields& h);
 
 // The inverse of EncodeHash; false on a malformed encoding.
 bool DecodeHash(std::string_view in, HashFields* out);
+
+// The bytes that replicate, log and snapshot e's value: a string's stored
+// bytes, an aggregate's encoding (EncodeHash, EncodeList, ...).
+std::string EncodedValue(const Entry& e);
+// The number of elements of an aggregate (fields, elements, members); a
+// string's original size.
+uint64_t ValueSize(const Entry& e);
 
 // Describes entry `e` in *m: all but the mutation's kind, key and stamp.  A
 // hash's fields are encoded into *encoded, which m->value then refers to.

@@ -359,7 +359,7 @@ Status Store::Impl::Inspect(std::string_view key, EntryInfo* info) const {
   const Entry& e = it->second;
   info->type = e.type;
   info->compressed = e.compressed;
-  info->value_size = e.type == ValueType::kHash ? e.hash->size() : e.original_size;
+  info->value_size = ValueSize(e);
   info->stored_size = e.value.size();
   info->mem_size = e.mem_size;
   info->version = e.version;

@@ -34,7 +34,16 @@ void CmdExists(Ctx& c) {
 
 namespace {
 
-const char* TypeName(ValueType t) { return t == ValueType::kHash ? "hash" : "string"; }
+const char* TypeName(ValueType t) {
+  switch (t) {
+    case ValueType::kString: return "string";
+    case ValueType::kHash: return "hash";
+    case ValueType::kList: return "list";
+    case ValueType::kSet: return "set";
+    case ValueType::kZSet: return "zset";
+  }
+  return "none";
+}
 
 }  // namespace
 
@@ -132,6 +141,12 @@ void CmdScan(Ctx& c) {
       type = ValueType::kString;
     } else if (IEq(*type_name, "hash")) {
       type = ValueType::kHash;
+    } else if (IEq(*type_name, "list")) {
+      type = ValueType::kList;
+    } else if (IEq(*type_name, "set")) {
+      type = ValueType::kSet;
+    } else if (IEq(*type_name, "zset")) {
+      type = ValueType::kZSet;
     } else {
       none = true;
     }

@@ -65,7 +65,7 @@ struct StoreStats {
 struct EntryInfo {
   ValueType type = ValueType::kString;
   bool compressed = false;
-  uint64_t value_size = 0;   // bytes a reader gets back (a hash: its field count)
+  uint64_t value_size = 0;   // bytes a reader gets back (an aggregate: its element count)
   uint64_t stored_size = 0;  // bytes kept (smaller when compressed)
   uint64_t mem_size = 0;     // bytes accounted for the whole entry
   uint64_t version = 0;

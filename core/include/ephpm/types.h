@@ -16,7 +16,11 @@ namespace ephpm {
 enum class ValueType : uint8_t {
   kString = 0,
   kHash = 1,  // field -> value, as Redis's hash
+  kList = 2,  // an ordered sequence of elements, as Redis's list
+  kSet = 3,   // distinct members, as Redis's set
+  kZSet = 4,  // distinct members ordered by a score, as Redis's sorted set
 };
+inline constexpr ValueType kLastValueType = ValueType::kZSet;
 
 // Result of Store::SetNx.
 enum class SetNxOutcome : int {
