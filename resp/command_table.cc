@@ -100,7 +100,7 @@ const Command kCommands[] = {
     // connection and server
     {"ping", -1, kFast, 0, 0, 0, "@fast @connection", CmdPing},
     {"echo", 2, kFast, 0, 0, 0, "@fast @connection", CmdEcho},
-    {"quit", -1, kNoAuthNeeded | kFast, 0, 0, 0, "@fast @connection", CmdQuit},
+    {"quit", -1, kNoAuthNeeded | kFast | kNoQueue, 0, 0, 0, "@fast @connection", CmdQuit},
     {"select", 2, kFast, 0, 0, 0, "@keyspace @fast", CmdSelect},
     {"auth", -2, kNoAuthNeeded | kFast, 0, 0, 0, "@fast @connection", CmdAuth},
     {"hello", -1, kNoAuthNeeded | kFast, 0, 0, 0, "@fast @connection", CmdHello},
@@ -122,6 +122,12 @@ const Command kCommands[] = {
     {"flushdb", -1, kWrite, 0, 0, 0, "@keyspace @write @slow @dangerous", CmdFlush},
     {"flushall", -1, kWrite, 0, 0, 0, "@keyspace @write @slow @dangerous", CmdFlush},
     {"time", 1, kFast, 0, 0, 0, "@fast", CmdTime},
+    // transactions
+    {"multi", 1, kNoQueue | kFast, 0, 0, 0, "@fast @transaction", CmdMulti},
+    {"exec", 1, kNoQueue, 0, 0, 0, "@slow @transaction", CmdExec},
+    {"discard", 1, kNoQueue | kFast, 0, 0, 0, "@fast @transaction", CmdDiscard},
+    {"watch", -2, kNoQueue | kFast, 1, -1, 1, "@fast @transaction", CmdWatch},
+    {"unwatch", 1, kFast, 0, 0, 0, "@fast @transaction", CmdUnwatch},
     // persistence (the snapshot is both Redis's RDB save and its AOF rewrite)
     {"save", 1, kAdmin, 0, 0, 0, "@admin @slow @dangerous", CmdSave},
     {"bgsave", -1, kAdmin, 0, 0, 0, "@admin @slow @dangerous", CmdBgSave},
@@ -241,6 +247,7 @@ using cmd::kWrite;
 using cmd::MisconfError;
 using cmd::kNoAuth;
 using cmd::kNoAuthNeeded;
+using cmd::kNoQueue;
 using cmd::Lower;
 using cmd::Table;
 
@@ -266,6 +273,14 @@ Dispatcher::Dispatcher(Store* store, ServerContext* server) : store_(store), ser
 bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, std::string* out) {
   ReplyWriter w(out);
   total_commands_.fetch_add(1, std::memory_order_relaxed);
+  // Between MULTI and EXEC a command refused before it could be queued
+  // makes the transaction fail at EXEC, as in Redis.
+  const bool queuing = client->in_multi && !client->in_exec;
+  auto refuse = [&](std::string_view error) {
+    w.Error(error);
+    if (queuing) client->multi_dirty = true;
+    return false;
+  };
   const std::string name = Lower(argv[0]);
   const auto& table = Table();
   auto it = table.find(name);
@@ -275,18 +290,14 @@ bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
     if (sub == table.end()) {
       std::string upper(name);
       for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      w.Error("ERR unknown subcommand '" + std::string(CStr(argv[1], 128)) + "'. Try " + upper +
-              " HELP.");
-      return false;
+      return refuse("ERR unknown subcommand '" + std::string(CStr(argv[1], 128)) + "'. Try " +
+                    upper + " HELP.");
     }
     cmd = sub->second;
   }
   if (cmd == nullptr) {
     if (const ExtraCommand* extra = server_->FindExtraCommand(name)) {
-      if (!client->authenticated) {
-        w.Error(kNoAuth);
-        return false;
-      }
+      if (!client->authenticated) return refuse(kNoAuth);
       const std::string error = (*extra)(argv);
       if (error.empty()) {
         w.SimpleString("OK");
@@ -300,33 +311,35 @@ bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
     for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
       args += "'" + std::string(CStr(argv[i], 128 - args.size())) + "' ";
     }
-    w.Error("ERR unknown command '" + std::string(CStr(argv[0], 128)) +
-            "', with args beginning with: " + args);
-    return false;
+    return refuse("ERR unknown command '" + std::string(CStr(argv[0], 128)) +
+                  "', with args beginning with: " + args);
   }
   Ctx c{store_, server_, client, this, w, argv, cmd};
   const int n = static_cast<int>(argv.size());
   if ((cmd->arity > 0 && n != cmd->arity) || n < -cmd->arity) {
     ArityError(c);
+    if (queuing) client->multi_dirty = true;
     return false;
   }
-  if (!client->authenticated && !(cmd->flags & kNoAuthNeeded)) {
-    w.Error(kNoAuth);
-    return false;
-  }
+  if (!client->authenticated && !(cmd->flags & kNoAuthNeeded)) return refuse(kNoAuth);
   client->last_command = cmd->name;
-  if (cmd->first_key > 0 && !KeysShareOwner(c)) {
-    w.Error(kCrossSlot);
-    return false;
-  }
+  if (cmd->first_key > 0 && !KeysShareOwner(c)) return refuse(kCrossSlot);
   // As Redis with an AOF it cannot write: writes are refused, reads go on.
   const bool write = (cmd->flags & kWrite) != 0;
-  if (write && store_->WritesAllowed() != Status::kOk) {
-    w.Error(MisconfError(*store_));
+  if (write && store_->WritesAllowed() != Status::kOk) return refuse(MisconfError(*store_));
+  if (queuing && !(cmd->flags & kNoQueue)) {
+    client->queued.push_back(argv);
+    w.SimpleString("QUEUED");
     return false;
   }
+  client->exec_wrote = false;
   cmd->fn(c);
-  return write;
+  return write || client->exec_wrote;
+}
+
+void Dispatcher::Forget(ClientState* client) {
+  for (const auto& [key, touched] : client->watched) store_->Unwatch(key);
+  client->watched.clear();
 }
 
 bool Dispatcher::WaitDurable(std::string* error) {

@@ -58,6 +58,7 @@ enum Flag : uint32_t {
   kNoAuthNeeded = 8,  // runs before AUTH (AUTH, HELLO, QUIT)
   kFast = 16,
   kAdmin = 32,
+  kNoQueue = 64,  // runs at once between MULTI and EXEC (EXEC, DISCARD, MULTI, WATCH, QUIT)
 };
 
 struct Ctx;
@@ -158,6 +159,13 @@ void CmdSave(Ctx& c);
 void CmdBgSave(Ctx& c);
 void CmdBgRewriteAof(Ctx& c);
 void CmdLastSave(Ctx& c);
+
+// cmd_multi.cc
+void CmdMulti(Ctx& c);
+void CmdExec(Ctx& c);
+void CmdDiscard(Ctx& c);
+void CmdWatch(Ctx& c);
+void CmdUnwatch(Ctx& c);
 
 // cmd_string.cc
 void CmdGet(Ctx& c);
