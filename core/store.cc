@@ -36,6 +36,9 @@ std::string ValidateOptions(const StoreOptions& o) {
   if (o.shards == 0 || o.shards > 65536 || (o.shards & (o.shards - 1)) != 0) {
     return "shards must be a power of two between 1 and 65536";
   }
+  if (o.databases == 0 || o.databases > 1024 || o.shards * o.databases > 65536) {
+    return "databases must be between 1 and 1024, with shards * databases at most 65536";
+  }
   if (o.eviction_samples == 0 || o.eviction_samples > 64) {
     return "eviction_samples must be between 1 and 64";
   }
@@ -443,6 +446,37 @@ Status Store::Atomically(const std::vector<std::string_view>& keys, bool all_sha
   // No OomGuard here: fn's own store calls are guarded, and an exception fn
   // lets out is the caller's.
   return impl_->Atomically(keys, all_shards, fn);
+}
+
+Status Store::AtomicallyIn(const std::vector<std::pair<uint32_t, std::string_view>>& keys,
+                           const std::vector<uint32_t>& whole_databases,
+                           absl::FunctionRef<void()> fn) {
+  return impl_->AtomicallyIn(keys, whole_databases, fn);
+}
+
+Store::DatabaseScope::DatabaseScope(const Store& store, uint32_t db)
+    : DatabaseScope(store.impl_.get(), db) {}
+
+Store::DatabaseScope::DatabaseScope(const void* impl, uint32_t db)
+    : prev_store_(db_scope::store), prev_db_(db_scope::db) {
+  db_scope::store = impl;
+  db_scope::db = db;
+}
+
+Store::DatabaseScope::~DatabaseScope() {
+  db_scope::store = prev_store_;
+  db_scope::db = prev_db_;
+}
+
+Status Store::Move(std::string_view key, uint32_t to_db, bool* moved) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->Move(key, to_db, moved); });
+}
+
+Status Store::FlushEveryDatabase() {
+  return OomGuard(Status::kOutOfMemory, [&] {
+    impl_->FlushEveryDatabase();
+    return Status::kOk;
+  });
 }
 
 Status Store::Watch(std::string_view key, uint64_t* touched) {

@@ -6,6 +6,7 @@
 // FLUSHDB), so that it is one step for every other client and for the PHP
 // callers in the process.  WATCH uses the store's per-key change counters.
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,11 +61,11 @@ void CmdWatch(Ctx& c) {
   for (size_t i = 1; i < c.argv.size(); ++i) {
     const std::string& key = c.argv[i];
     bool already = false;
-    for (const auto& [k, t] : c.client->watched) already = already || k == key;
+    for (const auto& w : c.client->watched) already = already || (w.key == key && w.db == c.client->db);
     if (already) continue;
     uint64_t touched = 0;
     if (Failed(c, c.store->Watch(key, &touched))) return;
-    c.client->watched.emplace_back(key, touched);
+    c.client->watched.push_back({key, touched, c.client->db});
   }
   Ok(c);
 }
@@ -84,34 +85,62 @@ void CmdExec(Ctx& c) {
   const std::vector<Args> queued = std::move(client->queued);
   client->queued.clear();
 
-  // The section's keys: what every queued command names, and the WATCHed
-  // keys (their check must be part of the same step).
-  std::vector<std::string_view> keys;
-  bool all_shards = false;
+  // The section's keys, each in its database: what every queued command
+  // names, and the WATCHed keys (their check must be part of the same
+  // step).  A command that names no key locks its whole database; a SELECT
+  // inside moves the later commands to its database, MOVE names the key in
+  // both, FLUSHALL locks every database.
+  std::vector<std::pair<uint32_t, std::string_view>> keys;
+  std::vector<uint32_t> whole;
+  const uint64_t databases = c.store->options().databases;
+  uint32_t db = client->db;
+  auto db_arg = [&](const std::string& arg, uint32_t* out) {
+    int64_t n = 0;
+    if (!ParseLL(arg, &n) || n < 0 || static_cast<uint64_t>(n) >= databases) return false;
+    *out = static_cast<uint32_t>(n);
+    return true;
+  };
   for (const Args& q : queued) {
     const Command* cmd = Lookup(q);
     if (cmd == nullptr) continue;  // refused while queuing: never here
-    if (cmd->first_key <= 0) {
-      all_shards = true;
+    const std::string_view name = cmd->name;
+    if (name == "select") {
+      db_arg(q[1], &db);
       continue;
     }
+    if (name == "flushall") {
+      for (uint32_t d = 0; d < databases; ++d) whole.push_back(d);
+      continue;
+    }
+    if (cmd->first_key <= 0) {
+      whole.push_back(db);
+      continue;
+    }
+    uint32_t to = 0;
+    if (name == "move" && db_arg(q[2], &to) && q[1].size() <= kMaxKeySize) keys.emplace_back(to, q[1]);
     const int argc = static_cast<int>(q.size());
     const int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
     for (int i = cmd->first_key; i <= last && i < argc; i += std::max(1, cmd->step)) {
       // An over-long key is refused by its command without touching the
       // store: it needs no lock.
-      if (q[static_cast<size_t>(i)].size() <= kMaxKeySize) keys.push_back(q[static_cast<size_t>(i)]);
+      const std::string& k = q[static_cast<size_t>(i)];
+      if (k.size() <= kMaxKeySize) keys.emplace_back(db, k);
     }
   }
-  for (const auto& [k, t] : client->watched) keys.push_back(k);
+  for (const auto& w : client->watched) keys.emplace_back(w.db, w.key);
+  std::sort(whole.begin(), whole.end());
+  whole.erase(std::unique(whole.begin(), whole.end()), whole.end());
 
-  // In a cluster the transaction runs where its keys are decided.
+  // In a cluster (database 0 only) the transaction runs where its keys are
+  // decided.
   if (Replicator* r = c.store->options().replicator; r != nullptr && !keys.empty()) {
-    if (!r->SameOwner(keys)) {
+    std::vector<std::string_view> names;
+    for (const auto& [d, k] : keys) names.push_back(k);
+    if (!r->SameOwner(names)) {
       EndTransaction(c);
       return c.w.Error(kCrossSlot);
     }
-    const std::string owner = r->RemoteOwner(keys.front());
+    const std::string owner = r->RemoteOwner(names.front());
     if (!owner.empty()) {
       EndTransaction(c);
       return c.w.Error("ERR a transaction runs on the owner of its keys: send it to " + owner);
@@ -120,10 +149,11 @@ void CmdExec(Ctx& c) {
 
   bool aborted = false;
   bool wrote = false;
-  const Status st = c.store->Atomically(keys, all_shards, [&] {
-    for (const auto& [k, touched] : client->watched) {
+  const Status st = c.store->AtomicallyIn(keys, whole, [&] {
+    for (const auto& w : client->watched) {
       bool changed = false;
-      if (c.store->WatchedChanged(k, touched, &changed) != Status::kOk || changed) {
+      const Store::DatabaseScope database(*c.store, w.db);
+      if (c.store->WatchedChanged(w.key, w.touched, &changed) != Status::kOk || changed) {
         aborted = true;
         return;
       }

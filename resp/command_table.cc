@@ -159,6 +159,7 @@ const Command kCommands[] = {
     {"unlink", -2, kWrite | kFast, 1, -1, 1, "@keyspace @write @fast", CmdDel},
     {"exists", -2, kReadOnly | kFast, 1, -1, 1, "@keyspace @read @fast", CmdExists},
     {"type", 2, kReadOnly | kFast, 1, 1, 1, "@keyspace @read @fast", CmdType},
+    {"move", 3, kWrite | kFast, 1, 1, 1, "@keyspace @write @fast", CmdMove},
     {"rename", 3, kWrite, 1, 2, 1, "@keyspace @write @slow", CmdRename},
     {"renamenx", 3, kWrite | kFast, 1, 2, 1, "@keyspace @write @fast", CmdRenameNx},
     {"keys", 2, kReadOnly, 0, 0, 0, "@keyspace @read @slow @dangerous", CmdKeys},
@@ -262,7 +263,7 @@ std::string ClientListLine(const ClientState& c) {
       1000;
   return "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
          " fd=-1 name=" + c.name + " age=" + std::to_string(age) +
-         " idle=0 flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 resp=2 cmd=" +
+         " idle=0 flags=N db=" + std::to_string(c.db) + " sub=0 psub=0 ssub=0 multi=-1 resp=2 cmd=" +
          (c.last_command == nullptr ? "NULL" : c.last_command) + " user=default";
 }
 
@@ -333,12 +334,16 @@ bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
     return false;
   }
   client->exec_wrote = false;
+  const Store::DatabaseScope database(*store_, client->db);
   cmd->fn(c);
   return write || client->exec_wrote;
 }
 
 void Dispatcher::Forget(ClientState* client) {
-  for (const auto& [key, touched] : client->watched) store_->Unwatch(key);
+  for (const auto& w : client->watched) {
+    const Store::DatabaseScope database(*store_, w.db);
+    store_->Unwatch(w.key);
+  }
   client->watched.clear();
 }
 

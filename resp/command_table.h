@@ -197,6 +197,7 @@ void CmdLockFence(Ctx& c);
 void CmdDel(Ctx& c);
 void CmdExists(Ctx& c);
 void CmdType(Ctx& c);
+void CmdMove(Ctx& c);
 void CmdRename(Ctx& c);
 void CmdRenameNx(Ctx& c);
 void CmdKeys(Ctx& c);

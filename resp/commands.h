@@ -41,6 +41,7 @@ struct ClientState {
   // queued; a command refused while queuing (unknown, wrong arity) makes
   // EXEC answer EXECABORT.  in_exec while EXEC runs the queue (commands run
   // then, and a blocking command does not block).
+  uint32_t db = 0;  // SELECT
   bool in_multi = false;
   bool multi_dirty = false;
   bool in_exec = false;
@@ -48,7 +49,12 @@ struct ClientState {
   std::vector<std::vector<std::string>> queued;
   // WATCH: each key with its counter (Store::Watch), until EXEC, DISCARD,
   // UNWATCH or the end of the connection (Dispatcher::Forget).
-  std::vector<std::pair<std::string, uint64_t>> watched;
+  struct Watched {
+    std::string key;
+    uint64_t touched = 0;
+    uint32_t db = 0;
+  };
+  std::vector<Watched> watched;
 };
 
 // A command that a program adds beside Redis's (the test-only ephpm-faulty

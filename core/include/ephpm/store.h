@@ -59,6 +59,12 @@ struct StoreStats {
   uint64_t compressed_stored_bytes = 0;    // their sizes as stored
   uint64_t pinned_keys = 0;       // live locks, which eviction never takes
   uint64_t pinned_bytes = 0;      // their accounted bytes (part of memory_used)
+  // keys and keys_with_ttl of each database (INFO's keyspace section).
+  struct Database {
+    uint64_t keys = 0;
+    uint64_t keys_with_ttl = 0;
+  };
+  std::vector<Database> databases;
 };
 
 // What Store::Inspect reports about one entry.
@@ -397,8 +403,9 @@ class Store {
               std::optional<ValueType> type, std::vector<std::string>* keys,
               uint64_t* next) const;
 
-  // Removes every entry.  kOk, or kOutOfMemory when an allocation failed
-  // before anything was removed (then nothing was).
+  // Removes every entry of the scope's database (FLUSHDB).  kOk, or
+  // kOutOfMemory when an allocation failed before anything was removed
+  // (then nothing was).
   Status Flush();
 
   // Moves src's entry (value, type, TTL and pin) to dst, replacing dst.  With
@@ -417,6 +424,35 @@ class Store {
   Status WaitForChange(std::string_view key, uint64_t last_version,
                        int64_t timeout_ms, WaitResult* result) const;
 
+  // --- databases (RESP's SELECT) -------------------------------------------
+
+  // While one is alive, every call the creating thread makes on `store`
+  // addresses database `db` (< options().databases; 0 outside any scope and
+  // on every other store): its keys, and KEYS, SCAN, DBSIZE, RANDOMKEY and
+  // FLUSH(DB) of that database.  Scopes nest (the inner one wins until it
+  // ends).  A cluster has database 0 only: only database 0 replicates.
+  class DatabaseScope {
+   public:
+    DatabaseScope(const Store& store, uint32_t db);
+    // The store's own door (its implementation object; persistence loads
+    // each record in its database).
+    DatabaseScope(const void* impl, uint32_t db);
+    ~DatabaseScope();
+    DatabaseScope(const DatabaseScope&) = delete;
+    DatabaseScope& operator=(const DatabaseScope&) = delete;
+
+   private:
+    const void* prev_store_;
+    uint32_t prev_db_;
+  };
+
+  // MOVE: moves key's entry (value, TTL, pin) from the scope's database to
+  // to_db, unless key is missing there or present in to_db (*moved = false).
+  // kInvalidArgument when to_db is the same database or out of range.
+  Status Move(std::string_view key, uint32_t to_db, bool* moved);
+  // FLUSHALL: Flush in every database, one after the other.
+  Status FlushEveryDatabase();
+
   // --- atomic sections and WATCH (RESP's MULTI/EXEC and EVAL) --------------
 
   // Runs fn with the shards of `keys` (every shard with all_shards) locked
@@ -432,6 +468,10 @@ class Store {
   // nest); fn then does not run.
   Status Atomically(const std::vector<std::string_view>& keys, bool all_shards,
                     absl::FunctionRef<void()> fn);
+  // As Atomically, over keys each in its own database, and every shard of
+  // each of whole_databases (a transaction that SELECTs, MOVEs or FLUSHes).
+  Status AtomicallyIn(const std::vector<std::pair<uint32_t, std::string_view>>& keys,
+                      const std::vector<uint32_t>& whole_databases, absl::FunctionRef<void()> fn);
 
   // WATCH: registers interest in key and sets *touched to its change
   // counter, which every later change to the key moves (a write, a
