@@ -496,3 +496,43 @@ TEST_CASE("zrandmember", "[store][zset]") {
   REQUIRE(s->ZRandMember("nokey", 5, &out) == Status::kOk);
   CHECK(out.empty());
 }
+
+TEST_CASE("sorted sets survive a restart, from the log and from a snapshot",
+          "[store][zset][persistence]") {
+  ephpm_test::TempDir dir;
+  ManualClock clock;
+  auto o = NoSweeper();
+  o.persistence.data_dir = dir.path;
+  const Members expect{{"m", -kInf}, {"a", -1}, {"b", 1.5}, {"long member name", 2}, {"c", kInf}};
+  for (bool snapshot : {false, true}) {
+    INFO("snapshot " << snapshot);
+    {
+      auto s = MakeStore(o, &clock);
+      int64_t n = 0;
+      REQUIRE(s->ZAdd("z", Pairs{{1, "a"}, {1.5, "b"}, {kInf, "c"}, {-kInf, "m"}, {7, "gone"}},
+                      0, &n) == Status::kOk);
+      REQUIRE(s->ZAdd("z", Pairs{{-1, "a"}, {2, "long member name"}}, 0, &n) == Status::kOk);
+      REQUIRE(s->ZRem("z", {"gone"}, &n) == Status::kOk);
+      REQUIRE(s->ZAdd("empty", Pairs{{1, "x"}}, 0, &n) == Status::kOk);
+      Members popped;
+      REQUIRE(s->ZPop("empty", false, 1, &popped) == Status::kOk);
+      if (snapshot) {
+        std::string message;
+        REQUIRE(s->Rewrite(false, &message) == Status::kOk);
+      }
+      REQUIRE(All(*s, "z") == expect);
+    }
+    auto s = MakeStore(o, &clock);
+    CHECK(All(*s, "z") == expect);
+    bool exists = true;
+    REQUIRE(s->Exists("empty", &exists) == Status::kOk);
+    CHECK_FALSE(exists);
+    CHECK(s->Stats().memory_used ==
+          ZMem("z", {"m", "a", "b", "long member name", "c"}));
+    // The reloaded set takes writes as any other.
+    int64_t n = 0;
+    REQUIRE(s->ZAdd("z", Pairs{{3, "d"}}, 0, &n) == Status::kOk);
+    REQUIRE(s->ZRem("z", {"d"}, &n) == Status::kOk);
+    CHECK(s->Stats().memory_used == SumOfEntries(*s));
+  }
+}
