@@ -288,6 +288,9 @@ Status Store::Impl::ZAdd(std::string_view key,
   }
   const bool incr = (flags & Store::kZAddIncr) != 0;
   if (incr && pairs.size() != 1) return Status::kInvalidArgument;
+  const bool nx = (flags & Store::kZAddNx) != 0, xx = (flags & Store::kZAddXx) != 0;
+  const bool gt = (flags & Store::kZAddGt) != 0, lt = (flags & Store::kZAddLt) != 0;
+  if ((nx && (xx || gt || lt)) || (gt && lt)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
   return Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
                                 uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {

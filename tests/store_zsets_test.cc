@@ -137,9 +137,13 @@ TEST_CASE("zadd's conditions and incr", "[store][zset]") {
   double d = 0;
   REQUIRE(s->ZScore("z", "i", &d) == Status::kOk);
   CHECK(d == kInf);
-  // INCR takes one pair.
+  // INCR takes one pair; NX excludes XX, GT and LT, and GT excludes LT.
   CHECK(s->ZAdd("z", Pairs{{1, "a"}, {1, "b"}}, Store::kZAddIncr, &n, &score) ==
         Status::kInvalidArgument);
+  for (unsigned bad : {Store::kZAddNx | Store::kZAddXx, Store::kZAddNx | Store::kZAddGt,
+                       Store::kZAddNx | Store::kZAddLt, Store::kZAddGt | Store::kZAddLt}) {
+    CHECK(s->ZAdd("z", Pairs{{1, "a"}}, bad, &n) == Status::kInvalidArgument);
+  }
 }
 
 TEST_CASE("zrange by rank, score and lex, with offset and count", "[store][zset]") {
@@ -535,4 +539,69 @@ TEST_CASE("sorted sets survive a restart, from the log and from a snapshot",
     REQUIRE(s->ZRem("z", {"d"}, &n) == Status::kOk);
     CHECK(s->Stats().memory_used == SumOfEntries(*s));
   }
+}
+
+namespace {
+
+// Stamps writes and keeps copies of what the store publishes.
+class Recorder : public ephpm::Replicator {
+ public:
+  ephpm::Stamp NextStamp() override { return ephpm::Stamp{++clock_, 1}; }
+  void Publish(const ephpm::Mutation& m) noexcept override {
+    Owned o{m, std::string(m.key), std::string(m.value)};
+    log.push_back(std::move(o));
+  }
+  struct Owned {
+    ephpm::Mutation m;
+    std::string key, value;
+  };
+  std::vector<Owned> log;
+
+ private:
+  uint64_t clock_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("sorted set writes replicate intact, deletion included", "[store][zset][replication]") {
+  ManualClock clock;
+  Recorder rep;
+  auto o = NoSweeper();
+  o.replicator = &rep;
+  auto a = MakeStore(o, &clock);
+  Recorder rep_b;
+  auto ob = NoSweeper();
+  ob.replicator = &rep_b;
+  auto b = MakeStore(ob, &clock);
+  auto deliver = [&] {
+    for (const auto& w : rep.log) {
+      ephpm::Mutation m = w.m;
+      m.key = w.key;
+      m.value = w.value;
+      b->ApplyReplicated(m);
+    }
+    rep.log.clear();
+  };
+  int64_t n = 0;
+  REQUIRE(a->ZAdd("z", Pairs{{1, "a"}, {2, "b"}, {-kInf, "c"}}, 0, &n) == Status::kOk);
+  REQUIRE(a->ZAdd("z", Pairs{{5, "a"}}, Store::kZAddIncr, &n) == Status::kOk);
+  REQUIRE(a->Set("s", "a string") == Status::kOk);
+  REQUIRE(a->ZStore("s", {"z"}, {2}, Store::ZAggregate::kSum, Store::ZStoreOp::kUnion, &n) ==
+          Status::kOk);
+  deliver();
+  CHECK(All(*b, "z") == Members{{"c", -kInf}, {"b", 2}, {"a", 6}});
+  CHECK(All(*b, "s") == Members{{"c", -kInf}, {"b", 4}, {"a", 12}});
+  CHECK(b->Stats().memory_used == a->Stats().memory_used);
+  CHECK(b->Stats().memory_used == SumOfEntries(*b));
+  // A string replacing a sorted set on the replica.
+  REQUIRE(a->Set("s", "back to a string") == Status::kOk);
+  Members popped;
+  REQUIRE(a->ZPop("z", false, 3, &popped) == Status::kOk);
+  deliver();
+  CHECK(ephpm_test::GetOr(*b, "s") == "back to a string");
+  bool exists = true;
+  REQUIRE(b->Exists("z", &exists) == Status::kOk);
+  CHECK_FALSE(exists);
+  // The same entries, and the same tombstone for z.
+  CHECK(b->Stats().memory_used == a->Stats().memory_used);
 }

@@ -361,8 +361,8 @@ class Store {
   // sets do), ordered by (score, member bytes).  Removing its last member
   // removes the key.  Other types are kWrongType both ways.
 
-  // ZADD's options (combinable as Redis allows; the RESP layer refuses the
-  // other combinations).  kZAddIncr takes exactly one pair.
+  // ZADD's options, combinable as Redis allows (NX with XX, GT or LT, and GT
+  // with LT are kInvalidArgument).  kZAddIncr takes exactly one pair.
   static constexpr unsigned kZAddNx = 1;    // only add new members
   static constexpr unsigned kZAddXx = 2;    // only update existing members
   static constexpr unsigned kZAddGt = 4;    // update only to a greater score
