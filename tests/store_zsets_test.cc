@@ -605,3 +605,33 @@ TEST_CASE("sorted set writes replicate intact, deletion included", "[store][zset
   // The same entries, and the same tombstone for z.
   CHECK(b->Stats().memory_used == a->Stats().memory_used);
 }
+
+TEST_CASE("under allkeys-lru a zadd evicts older keys to make room", "[store][zset][memory]") {
+  ManualClock clock;
+  auto o = NoSweeper();
+  o.shards = 1;
+  o.eviction = ephpm::EvictionPolicy::kAllKeysLru;
+  o.eviction_samples = 64;
+  const std::vector<std::string> members = {"m1", "m2", "m3", "m4"};
+  o.memory_limit = ZMem("z", members) + 64;
+  auto s = MakeStore(o, &clock);
+  for (int i = 0; i < 20; ++i) {
+    if (s->Set("k" + std::to_string(i), std::string(16, 'v')) != Status::kOk) break;
+    clock.Advance(1);
+  }
+  REQUIRE(s->Stats().keys > 0);
+  int64_t n = 0;
+  REQUIRE(s->ZAdd("z", Pairs{{1, "m1"}, {2, "m2"}, {3, "m3"}, {4, "m4"}}, 0, &n) == Status::kOk);
+  CHECK(n == 4);
+  CHECK(s->Stats().memory_used <= o.memory_limit);
+  CHECK(s->Stats().evicted > 0);
+  CHECK(All(*s, "z") == Members{{"m1", 1}, {"m2", 2}, {"m3", 3}, {"m4", 4}});
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+  // One that could never fit is refused without evicting the set.
+  std::vector<std::string> many;
+  Pairs big;
+  for (int i = 0; i < 100; ++i) many.push_back("member" + std::to_string(i));
+  for (const auto& m : many) big.emplace_back(1, m);
+  CHECK(s->ZAdd("other", big, 0, &n) == Status::kOutOfMemory);
+  CHECK(All(*s, "z").size() == 4);
+}
