@@ -635,3 +635,37 @@ TEST_CASE("under allkeys-lru a zadd evicts older keys to make room", "[store][zs
   CHECK(s->ZAdd("other", big, 0, &n) == Status::kOutOfMemory);
   CHECK(All(*s, "z").size() == 4);
 }
+
+TEST_CASE("zunionstore and zinterstore read a set's members as scoring 1", "[store][zset]") {
+  ManualClock clock;
+  Recorder rep;
+  auto o = NoSweeper();
+  o.replicator = &rep;
+  auto s = MakeStore(o, &clock);
+  // A set, arriving by replication (the set commands live elsewhere).
+  ephpm::SetValue set;
+  ephpm::SetAdd(&set, "x");
+  ephpm::SetAdd(&set, "w");
+  const std::string encoded = ephpm::EncodeSet(set);
+  ephpm::Mutation m;
+  m.kind = ephpm::Mutation::Kind::kSet;
+  m.key = "set";
+  m.type = ephpm::ValueType::kSet;
+  m.value = encoded;
+  m.stamp = ephpm::Stamp{1000, 7};
+  s->ApplyReplicated(m);
+  int64_t n = 0;
+  REQUIRE(s->ZAdd("z", Pairs{{5, "x"}, {6, "y"}}, 0, &n) == Status::kOk);
+  REQUIRE(s->ZStore("u", {"z", "set"}, {1, 10}, Store::ZAggregate::kSum, Store::ZStoreOp::kUnion,
+                    &n) == Status::kOk);
+  CHECK(All(*s, "u") == Members{{"y", 6}, {"w", 10}, {"x", 15}});
+  REQUIRE(s->ZStore("i", {"set", "z"}, {}, Store::ZAggregate::kMax, Store::ZStoreOp::kInter,
+                    &n) == Status::kOk);
+  CHECK(All(*s, "i") == Members{{"x", 5}});
+  REQUIRE(s->ZStore("d", {"set", "z"}, {}, Store::ZAggregate::kSum, Store::ZStoreOp::kDiff,
+                    &n) == Status::kOk);
+  CHECK(All(*s, "d") == Members{{"w", 1}});
+  // A set is not a sorted set for the other commands.
+  Members out;
+  CHECK(s->ZRange("set", Store::ZRangeSpec{}, &out) == Status::kWrongType);
+}
