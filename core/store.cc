@@ -381,6 +381,65 @@ Status Store::HIncrByFloat(std::string_view key, std::string_view field, long do
                   [&] { return impl_->HIncrByFloat(key, field, delta, result); });
 }
 
+// --- sorted sets ---
+
+Status Store::ZAdd(std::string_view key,
+                   const std::vector<std::pair<double, std::string_view>>& pairs, unsigned flags,
+                   int64_t* count, std::optional<double>* score) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->ZAdd(key, pairs, flags, count, score); });
+}
+
+Status Store::ZRem(std::string_view key, const std::vector<std::string_view>& members,
+                   int64_t* removed) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ZRem(key, members, removed); });
+}
+
+Status Store::ZScore(std::string_view key, std::string_view member, double* score) const {
+  return impl_->ZScore(key, member, score);
+}
+
+Status Store::ZMScore(std::string_view key, const std::vector<std::string_view>& members,
+                      std::vector<std::optional<double>>* scores) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ZMScore(key, members, scores); });
+}
+
+Status Store::ZCard(std::string_view key, int64_t* count) const {
+  return impl_->ZCard(key, count);
+}
+
+Status Store::ZRank(std::string_view key, std::string_view member, bool reverse,
+                    int64_t* rank) const {
+  return impl_->ZRank(key, member, reverse, rank);
+}
+
+Status Store::ZRange(std::string_view key, const ZRangeSpec& spec, ZMembers* out) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ZRange(key, spec, out); });
+}
+
+Status Store::ZCount(std::string_view key, const ZRangeSpec& spec, int64_t* count) const {
+  return impl_->ZCount(key, spec, count);
+}
+
+Status Store::ZRemRange(std::string_view key, const ZRangeSpec& spec, int64_t* removed) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ZRemRange(key, spec, removed); });
+}
+
+Status Store::ZPop(std::string_view key, bool max, int64_t count, ZMembers* out) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ZPop(key, max, count, out); });
+}
+
+Status Store::ZRandMember(std::string_view key, int64_t count, ZMembers* out) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ZRandMember(key, count, out); });
+}
+
+Status Store::ZStore(std::string_view dst, const std::vector<std::string_view>& keys,
+                     const std::vector<double>& weights, ZAggregate aggregate, ZStoreOp op,
+                     int64_t* size) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->ZStore(dst, keys, weights, aggregate, op, size); });
+}
+
 Status Store::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions,
                          bool* applied) {
   return OomGuard(Status::kOutOfMemory,

@@ -259,6 +259,39 @@ class Store::Impl {
   Status HIncrByFloat(std::string_view key, std::string_view field, long double delta,
                       std::string* result);
 
+  // --- sorted sets (store_zsets.cc) ----------------------------------------
+
+  using ZMembers = Store::ZMembers;
+  using ZRangeSpec = Store::ZRangeSpec;
+  Status ZAdd(std::string_view key, const std::vector<std::pair<double, std::string_view>>& pairs,
+              unsigned flags, int64_t* count, std::optional<double>* score);
+  Status ZRem(std::string_view key, const std::vector<std::string_view>& members,
+              int64_t* removed);
+  // Runs `read` on the live sorted set at key (nullptr when missing), under
+  // the shared lock.  kWrongType for another type.
+  template <typename Read>
+  Status ReadZSet(std::string_view key, Read read) const;
+  Status ZScore(std::string_view key, std::string_view member, double* score) const;
+  Status ZMScore(std::string_view key, const std::vector<std::string_view>& members,
+                 std::vector<std::optional<double>>* scores) const;
+  Status ZCard(std::string_view key, int64_t* count) const;
+  Status ZRank(std::string_view key, std::string_view member, bool reverse, int64_t* rank) const;
+  Status ZRange(std::string_view key, const ZRangeSpec& spec, ZMembers* out) const;
+  Status ZCount(std::string_view key, const ZRangeSpec& spec, int64_t* count) const;
+  Status ZRemRange(std::string_view key, const ZRangeSpec& spec, int64_t* removed);
+  Status ZPop(std::string_view key, bool max, int64_t count, ZMembers* out);
+  Status ZRandMember(std::string_view key, int64_t count, ZMembers* out) const;
+  Status ZStore(std::string_view dst, const std::vector<std::string_view>& keys,
+                const std::vector<double>& weights, Store::ZAggregate aggregate,
+                Store::ZStoreOp op, int64_t* size);
+  // Removes the members at ascending ranks [first, last) of the live sorted
+  // set at `it` (key `key`), copying them into *out first when out is set;
+  // deletes the key when it empties.  Nothing is allocated once a member is
+  // removed.
+  void ZRemoveRanksLocked(Shard& s, Map::iterator it, std::string_view key, size_t first,
+                          size_t last, bool descending, ZMembers* out, bool* changed)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
   // --- expiry -------------------------------------------------------------
 
   Status Expire(std::string_view key, int64_t ttl_ms, bool* applied);

@@ -230,6 +230,34 @@ void CmdHIncrBy(Ctx& c);
 void CmdHIncrByFloat(Ctx& c);
 void CmdHScan(Ctx& c);
 
+// cmd_zset.cc
+void CmdZAdd(Ctx& c);
+void CmdZIncrBy(Ctx& c);
+void CmdZRem(Ctx& c);
+void CmdZScore(Ctx& c);
+void CmdZMScore(Ctx& c);
+void CmdZCard(Ctx& c);
+void CmdZCount(Ctx& c);
+void CmdZLexCount(Ctx& c);
+void CmdZRange(Ctx& c);
+void CmdZRevRange(Ctx& c);
+void CmdZRangeByScore(Ctx& c);
+void CmdZRevRangeByScore(Ctx& c);
+void CmdZRangeByLex(Ctx& c);
+void CmdZRevRangeByLex(Ctx& c);
+void CmdZRank(Ctx& c);
+void CmdZRevRank(Ctx& c);
+void CmdZRemRangeByRank(Ctx& c);
+void CmdZRemRangeByScore(Ctx& c);
+void CmdZRemRangeByLex(Ctx& c);
+void CmdZPopMin(Ctx& c);
+void CmdZPopMax(Ctx& c);
+void CmdZRandMember(Ctx& c);
+void CmdZScan(Ctx& c);
+void CmdZUnionStore(Ctx& c);
+void CmdZInterStore(Ctx& c);
+void CmdZDiffStore(Ctx& c);
+
 }  // namespace cmd
 }  // namespace resp
 }  // namespace ephpm
