@@ -514,3 +514,39 @@ TEST_CASE("set writes on shared keys keep the sets consistent under concurrency"
   CHECK(l + r == kTokens);
   CHECK(s->Stats().memory_used == SumOfEntries(*s));
 }
+
+TEST_CASE("a set comes back whole after a restart, and RENAME carries it", "[store][sets]") {
+  ManualClock clock;
+  ephpm_test::TempDir dir;
+  auto o = NoSweeper();
+  o.persistence.data_dir = dir.path;
+  using S = std::set<std::string>;
+  int64_t n = 0;
+  bool b = false;
+  {
+    auto s = MakeStore(o, &clock);
+    REQUIRE(s->SAdd("a", {"1", "2", "3"}, &n) == Status::kOk);
+    REQUIRE(s->SAdd("b", {"2", "9"}, &n) == Status::kOk);
+    REQUIRE(s->SRem("a", {"1"}, &n) == Status::kOk);
+    REQUIRE(s->SMove("b", "c", "9", &b) == Status::kOk);
+    REQUIRE(s->SCombineStore(SetOp::kUnion, "u", {"a", "c"}, &n) == Status::kOk);
+    std::vector<std::string> popped;
+    REQUIRE(s->SPop("b", 1, &popped) == Status::kOk);  // b's last member: b goes
+    REQUIRE(s->Rename("a", "r", false, &b) == Status::kOk);
+    CHECK(Members(*s, "r") == S{"2", "3"});
+    CHECK(s->Stats().memory_used == SumOfEntries(*s));
+    REQUIRE(s->WaitDurable() == Status::kOk);
+  }
+  auto s = MakeStore(o, &clock);
+  CHECK_FALSE(Exists(*s, "a"));
+  CHECK_FALSE(Exists(*s, "b"));
+  CHECK(Members(*s, "r") == S{"2", "3"});
+  CHECK(Members(*s, "c") == S{"9"});
+  CHECK(Members(*s, "u") == S{"2", "3", "9"});
+  CHECK(s->Stats().memory_used == SetSize("r", {"2", "3"}) + SetSize("c", {"9"}) +
+                                      SetSize("u", {"2", "3", "9"}));
+  // And it is a working set.
+  CHECK(s->SAdd("r", {"4"}, &n) == Status::kOk);
+  CHECK(n == 1);
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+}
