@@ -584,7 +584,8 @@ Status Store::Impl::SScan(std::string_view key, uint64_t cursor, size_t count,
     if (set == nullptr) return;
     const uint64_t size = set->size();
     const uint64_t top = cursor == 0 || cursor > size ? size : cursor;
-    const uint64_t bottom = top > count ? top - count : 0;
+    const uint64_t step = std::max<size_t>(count, 1);  // 0 would never end
+    const uint64_t bottom = top > step ? top - step : 0;
     members->reserve(static_cast<size_t>(top - bottom));
     for (uint64_t p = top; p > bottom; --p) members->push_back(*set->order[p - 1]);
     *next = bottom;

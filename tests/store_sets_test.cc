@@ -419,6 +419,9 @@ TEST_CASE("SSCAN returns every member present for the whole scan", "[store][sets
   REQUIRE(s->SScan("k", 0, 100, &v, &next) == Status::kOk);
   CHECK(next == 0);
   CHECK(std::set<std::string>(v.begin(), v.end()).size() == 100);
+  REQUIRE(s->SScan("k", 0, 0, &v, &next) == Status::kOk);  // taken as 1
+  CHECK(v.size() == 1);
+  CHECK(next == 99);
   REQUIRE(s->SScan("nokey", 0, 10, &v, &next) == Status::kOk);
   CHECK(v.empty());
   CHECK(next == 0);
