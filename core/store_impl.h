@@ -627,7 +627,7 @@ class Store::Impl {
   // A new, empty slot for `hk`.  May throw bad_alloc.
   Map::iterator EmplaceLocked(Shard& s, const HashedKey& hk) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
-  // Moves `from`'s contents (value or aggregate, type, sizes, compression,
+  // Moves `from`'s contents (value or hash, type, sizes, compression,
   // expiry, pin) into the entry at `it`, with accounted size mem_size, a new
   // version and `now` as last access; settles the figures and the index node
   // of the state it replaces when `existed`.  Allocates nothing: a new
