@@ -438,6 +438,68 @@ Status Store::ZStore(std::string_view dst, const std::vector<std::string_view>& 
                      int64_t* size) {
   return OomGuard(Status::kOutOfMemory,
                   [&] { return impl_->ZStore(dst, keys, weights, aggregate, op, size); });
+Status Store::SAdd(std::string_view key, const std::vector<std::string_view>& members,
+                   int64_t* added) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->SAdd(key, members, added); });
+}
+
+Status Store::SRem(std::string_view key, const std::vector<std::string_view>& members,
+                   int64_t* removed) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->SRem(key, members, removed); });
+}
+
+Status Store::SMembers(std::string_view key, std::vector<std::string>* members) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->SMembers(key, members); });
+}
+
+Status Store::SIsMember(std::string_view key, std::string_view member, bool* is_member) const {
+  return impl_->SIsMember(key, member, is_member);
+}
+
+Status Store::SMIsMember(std::string_view key, const std::vector<std::string_view>& members,
+                         std::vector<bool>* is_member) const {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->SMIsMember(key, members, is_member); });
+}
+
+Status Store::SCard(std::string_view key, int64_t* count) const {
+  return impl_->SCard(key, count);
+}
+
+Status Store::SPop(std::string_view key, uint64_t count, std::vector<std::string>* popped) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->SPop(key, count, popped); });
+}
+
+Status Store::SRandMember(std::string_view key, int64_t count,
+                          std::vector<std::string>* out) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->SRandMember(key, count, out); });
+}
+
+Status Store::SMove(std::string_view src, std::string_view dst, std::string_view member,
+                    bool* moved) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->SMove(src, dst, member, moved); });
+}
+
+Status Store::SCombine(SetOp op, const std::vector<std::string_view>& keys,
+                       std::vector<std::string>* out) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->SCombine(op, keys, out); });
+}
+
+Status Store::SCombineStore(SetOp op, std::string_view dst,
+                            const std::vector<std::string_view>& keys, int64_t* size) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->SCombineStore(op, dst, keys, size); });
+}
+
+Status Store::SInterCard(const std::vector<std::string_view>& keys, uint64_t limit,
+                         int64_t* count) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->SInterCard(keys, limit, count); });
+}
+
+Status Store::SScan(std::string_view key, uint64_t cursor, size_t count,
+                    std::vector<std::string>* members, uint64_t* next) const {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->SScan(key, cursor, count, members, next); });
 }
 
 Status Store::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions,

@@ -291,6 +291,43 @@ class Store::Impl {
   void ZRemoveRanksLocked(Shard& s, Map::iterator it, std::string_view key, size_t first,
                           size_t last, bool descending, ZMembers* out, bool* changed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+  // --- sets (store_sets.cc) ---------------------------------------------
+
+  Status SAdd(std::string_view key, const std::vector<std::string_view>& members,
+              int64_t* added);
+  Status SRem(std::string_view key, const std::vector<std::string_view>& members,
+              int64_t* removed);
+  // Runs `read` on the live set at key (nullptr when missing), under the
+  // shared lock.  kWrongType for another type.
+  template <typename Read>
+  Status ReadSet(std::string_view key, Read read) const;
+  Status SMembers(std::string_view key, std::vector<std::string>* members) const;
+  Status SIsMember(std::string_view key, std::string_view member, bool* is_member) const;
+  Status SMIsMember(std::string_view key, const std::vector<std::string_view>& members,
+                    std::vector<bool>* is_member) const;
+  Status SCard(std::string_view key, int64_t* count) const;
+  Status SPop(std::string_view key, uint64_t count, std::vector<std::string>* popped);
+  Status SRandMember(std::string_view key, int64_t count, std::vector<std::string>* out) const;
+  Status SMove(std::string_view src, std::string_view dst, std::string_view member, bool* moved);
+  Status SCombine(Store::SetOp op, const std::vector<std::string_view>& keys,
+                  std::vector<std::string>* out) const;
+  Status SCombineStore(Store::SetOp op, std::string_view dst,
+                       const std::vector<std::string_view>& keys, int64_t* size);
+  Status SInterCard(const std::vector<std::string_view>& keys, uint64_t limit,
+                    int64_t* count) const;
+  Status SScan(std::string_view key, uint64_t cursor, size_t count,
+               std::vector<std::string>* members, uint64_t* next) const;
+  // The live sets at `keys` (nullptr for a missing or expired one) with
+  // every shard involved locked by the caller; kWrongType when one holds
+  // another type.
+  Status SetsLocked(const std::vector<HashedKey>& keys, int64_t now,
+                    std::vector<const SetValue*>* sets) const ABSL_NO_THREAD_SAFETY_ANALYSIS;
+  // The members of `op` over `sets`, viewing into them.
+  static void CombineLocked(Store::SetOp op, const std::vector<const SetValue*>& sets,
+                            std::vector<std::string_view>* out);
+  Status SMoveLocked(Shard& a, Shard& b, const HashedKey& hs, const HashedKey& hd,
+                     std::string_view member, bool* moved, uint64_t* shortfall, bool* changed_a,
+                     bool* changed_b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu);
 
   // --- expiry -------------------------------------------------------------
 

@@ -257,6 +257,24 @@ void CmdZScan(Ctx& c);
 void CmdZUnionStore(Ctx& c);
 void CmdZInterStore(Ctx& c);
 void CmdZDiffStore(Ctx& c);
+// cmd_set.cc
+void CmdSAdd(Ctx& c);
+void CmdSRem(Ctx& c);
+void CmdSMembers(Ctx& c);
+void CmdSIsMember(Ctx& c);
+void CmdSMIsMember(Ctx& c);
+void CmdSCard(Ctx& c);
+void CmdSPop(Ctx& c);
+void CmdSRandMember(Ctx& c);
+void CmdSMove(Ctx& c);
+void CmdSInter(Ctx& c);
+void CmdSUnion(Ctx& c);
+void CmdSDiff(Ctx& c);
+void CmdSInterStore(Ctx& c);
+void CmdSUnionStore(Ctx& c);
+void CmdSDiffStore(Ctx& c);
+void CmdSInterCard(Ctx& c);
+void CmdSScan(Ctx& c);
 
 }  // namespace cmd
 }  // namespace resp

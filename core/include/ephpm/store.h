@@ -449,6 +449,53 @@ class Store {
   Status ZStore(std::string_view dst, const std::vector<std::string_view>& keys,
                 const std::vector<double>& weights, ZAggregate aggregate, ZStoreOp op,
                 int64_t* size);
+  // --- sets ---------------------------------------------------------------
+  // A set is an entry of type kSet holding distinct members.  Removing its
+  // last member removes the key.  A missing key reads as an empty set; set
+  // operations on another type are kWrongType.  Members are returned in no
+  // particular order.
+
+  // SADD: *added = members that were new (a member given twice counts once).
+  Status SAdd(std::string_view key, const std::vector<std::string_view>& members,
+              int64_t* added);
+  // SREM: *removed = members that were there.
+  Status SRem(std::string_view key, const std::vector<std::string_view>& members,
+              int64_t* removed);
+  Status SMembers(std::string_view key, std::vector<std::string>* members) const;
+  Status SIsMember(std::string_view key, std::string_view member, bool* is_member) const;
+  // One flag per member asked.
+  Status SMIsMember(std::string_view key, const std::vector<std::string_view>& members,
+                    std::vector<bool>* is_member) const;
+  Status SCard(std::string_view key, int64_t* count) const;
+  // SPOP: removes up to `count` members at random, each at most once, into
+  // *popped (all of them when count >= the set's size).
+  Status SPop(std::string_view key, uint64_t count, std::vector<std::string>* popped);
+  // SRANDMEMBER: count >= 0 gives min(count, size) distinct members; count
+  // < 0 gives -count members drawn independently (repeats possible), none
+  // for an empty set.
+  Status SRandMember(std::string_view key, int64_t count, std::vector<std::string>* out) const;
+  // SMOVE: moves member from src to dst in one step (*moved: whether src
+  // had it).  kWrongType when src exists and either key is not a set.
+  Status SMove(std::string_view src, std::string_view dst, std::string_view member,
+               bool* moved);
+  enum class SetOp { kInter, kUnion, kDiff };
+  // SINTER, SUNION, SDIFF (the first key less the others) of one moment.
+  Status SCombine(SetOp op, const std::vector<std::string_view>& keys,
+                  std::vector<std::string>* out) const;
+  // SINTERSTORE, SUNIONSTORE, SDIFFSTORE: the result replaces dst, whatever
+  // it held (its TTL too); an empty result deletes dst.  *size = the
+  // result's cardinality.
+  Status SCombineStore(SetOp op, std::string_view dst, const std::vector<std::string_view>& keys,
+                       int64_t* size);
+  // SINTERCARD: the intersection's cardinality, counting stops at `limit`
+  // (0 = no limit).
+  Status SInterCard(const std::vector<std::string_view>& keys, uint64_t limit,
+                    int64_t* count) const;
+  // SSCAN's step: up to `count` members from `cursor` (0 = start); *next
+  // is 0 once the scan is over.  A member present from the first step to
+  // the last is returned at least once.
+  Status SScan(std::string_view key, uint64_t cursor, size_t count,
+               std::vector<std::string>* members, uint64_t* next) const;
 
   // --- expiry -------------------------------------------------------------
 
