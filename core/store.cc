@@ -438,6 +438,8 @@ Status Store::ZStore(std::string_view dst, const std::vector<std::string_view>& 
                      int64_t* size) {
   return OomGuard(Status::kOutOfMemory,
                   [&] { return impl_->ZStore(dst, keys, weights, aggregate, op, size); });
+}
+
 Status Store::SAdd(std::string_view key, const std::vector<std::string_view>& members,
                    int64_t* added) {
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->SAdd(key, members, added); });
