@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,6 +26,8 @@
 
 namespace ephpm {
 namespace resp {
+
+struct BlockedPop;  // resp/blocking.h
 
 // One connection's state.  Touched only by the thread serving it.
 struct ClientState {
@@ -36,6 +39,9 @@ struct ClientState {
   bool authenticated = false;  // or no password is set
   bool close_after_reply = false;
   const char* last_command = nullptr;  // static name of the last command run
+  // Left by a blocking command (BLPOP, ...) for the server, which serves it
+  // or suspends the connection until it can (resp/blocking.h).
+  std::shared_ptr<BlockedPop> blocked;
 };
 
 // A command that a program adds beside Redis's (the test-only ephpm-faulty
