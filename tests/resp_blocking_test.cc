@@ -41,6 +41,7 @@ std::string ListLine(Client& observer, const std::string& id) {
 
 // Waits (bounded by the guard) until connection `id` shows `cmd` as its
 // last command: it is then blocked.  False when the guard passed.
+// REQUIRES: the connection's previous command was another one.
 bool WaitBlocked(Client& observer, const std::string& id, const std::string& cmd) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kGuardMs);
   while (std::chrono::steady_clock::now() < until) {
@@ -189,6 +190,8 @@ TEST_CASE("blocking: WRONGTYPE at once; a key that turns into a list later serve
   CHECK(b.Call({"SET", "s", "v"}) == kOk);
   CHECK(a.Call({"BLPOP", "s", "0"}) ==
         Err("WRONGTYPE Operation against a key holding the wrong kind of value"));
+  // Another command between, so that WaitBlocked sees the next BLPOP.
+  CHECK(a.Call({"PING"}) == "+PONG\r\n");
   REQUIRE(a.Send(Encode({"BLPOP", "q", "0"})));
   REQUIRE(WaitBlocked(b, ida, "blpop"));
   CHECK(b.Call({"SET", "q", "string"}) == kOk);  // not a list: still blocked
