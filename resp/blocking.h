@@ -37,7 +37,8 @@ struct BlockedPop {
 // an error the client must get); false when there was nothing to pop.
 // `waiting`: the client is blocked already, so a key of another type is
 // passed over (Redis only serves lists to a blocked client) instead of
-// answered with WRONGTYPE.
+// answered with WRONGTYPE; but a move whose source has an element and whose
+// destination is of another type answers WRONGTYPE, as Redis does.
 bool TryServe(Store* store, const BlockedPop& b, bool waiting, std::string* reply);
 
 // What a blocked client gets when its timeout passes.

@@ -284,7 +284,14 @@ bool TryServe(Store* store, const BlockedPop& b, bool waiting, std::string* repl
   if (b.move) {
     std::string moved;
     const Status st = store->ListMove(b.keys[0], b.dst, b.from_left, b.to_left, &moved);
-    if (st == Status::kNotFound || (waiting && st == Status::kWrongType)) return false;
+    if (st == Status::kNotFound) return false;
+    if (waiting && st == Status::kWrongType) {
+      // A source of another type is not ready: wait on.  A list source with
+      // a destination of another type: Redis answers WRONGTYPE (and pops
+      // nothing).
+      int64_t len = 0;
+      if (store->ListLen(b.keys[0], &len) != Status::kOk || len == 0) return false;
+    }
     if (cmd::Failed(c, st)) return true;
     w.Bulk(moved);
     return true;

@@ -200,3 +200,16 @@ TEST_CASE("blocking: WRONGTYPE at once; a key that turns into a list later serve
   CHECK(b.Call({"RPUSH", "q", "x"}) == Int(1));
   CHECK(a.Reply() == Arr({Bulk("q"), Bulk("x")}));
 }
+
+TEST_CASE("blocking: BLMOVE onto a destination turned into a string answers WRONGTYPE") {
+  Fixture f;
+  Client a(f.port()), b(f.port());
+  const std::string ida = IdOf(a);
+  REQUIRE(a.Send(Encode({"BLMOVE", "src", "dst", "LEFT", "LEFT", "0"})));
+  REQUIRE(WaitBlocked(b, ida, "blmove"));
+  CHECK(b.Call({"SET", "dst", "str"}) == kOk);
+  CHECK(b.Call({"RPUSH", "src", "x"}) == Int(1));
+  CHECK(a.Reply() == Err("WRONGTYPE Operation against a key holding the wrong kind of value"));
+  CHECK(b.Call({"LRANGE", "src", "0", "-1"}) == Arr({Bulk("x")}));  // nothing popped
+  CHECK(a.Call({"PING"}) == "+PONG\r\n");
+}
