@@ -8,6 +8,7 @@
 // LIST shows its last command (the server registers the wait before it
 // publishes that); socket timeouts are hang guards only.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <string>
@@ -212,4 +213,38 @@ TEST_CASE("blocking: BLMOVE onto a destination turned into a string answers WRON
   CHECK(a.Reply() == Err("WRONGTYPE Operation against a key holding the wrong kind of value"));
   CHECK(b.Call({"LRANGE", "src", "0", "-1"}) == Arr({Bulk("x")}));  // nothing popped
   CHECK(a.Call({"PING"}) == "+PONG\r\n");
+}
+
+TEST_CASE("blocking: many blocked clients share a stream of pushes, each element once") {
+  Fixture f;
+  constexpr int kClients = 4;
+  constexpr int kEach = 50;
+  // Each client pops kEach elements with BLPOP/BRPOP in turn; the pusher
+  // pushes them all, one by one.  Each client records its replies; the
+  // checks run once every thread is done.
+  std::vector<std::vector<std::string>> got(kClients);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.emplace_back([&f, &got, i] {
+      Client c(f.port());
+      for (int k = 0; k < kEach; ++k) {
+        got[static_cast<size_t>(i)].push_back(
+            c.Call({k % 2 == 0 ? "BLPOP" : "BRPOP", "other", "q", "0"}));
+      }
+    });
+  }
+  Client pusher(f.port());
+  std::vector<std::string> expected;
+  for (int k = 0; k < kClients * kEach; ++k) {
+    const std::string v = "e" + std::to_string(k);
+    CHECK(pusher.Call({"RPUSH", "q", v}).substr(0, 1) == ":");
+    expected.push_back(Arr({Bulk("q"), Bulk(v)}));
+  }
+  for (auto& t : clients) t.join();
+  std::vector<std::string> all;
+  for (const auto& g : got) all.insert(all.end(), g.begin(), g.end());
+  std::sort(all.begin(), all.end());
+  std::sort(expected.begin(), expected.end());
+  CHECK(all == expected);
+  CHECK(pusher.Call({"EXISTS", "q"}) == Int(0));
 }

@@ -4,9 +4,11 @@
 // emptied list taking its key with it, and writes refused for memory
 // changing nothing.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ephpm/store.h"
@@ -386,4 +388,59 @@ TEST_CASE("lists: a restart brings lists back in order; RENAME and LMOVE keep th
   CHECK_FALSE(Exists(*s, "gone"));
   CHECK(s->Stats().memory_used ==
         ListMem("l", {"B", "b2", "c"}) + ListMem("renamed", {"after", "d", "m1"}));
+}
+
+TEST_CASE("lists: concurrent pushes, pops and moves lose and duplicate nothing",
+          "[store][list][concurrency]") {
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  constexpr int kThreads = 4;
+  constexpr int kEach = 2000;
+  // Pushers fill q; movers shuttle between q and r (both ends); poppers
+  // take from both.  Each thread records what it popped; assertions after.
+  std::vector<Strings> popped(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&s, t] {
+      for (int i = 0; i < kEach; ++i) {
+        int64_t n = 0;
+        const std::string v = std::to_string(t) + ":" + std::to_string(i);
+        (void)s->ListPush(i % 2 == 0 ? "q" : "r", {v}, t % 2 == 0, false, &n);
+      }
+    });
+    threads.emplace_back([&s, t] {
+      std::string moved;
+      for (int i = 0; i < kEach; ++i) {
+        (void)s->ListMove(i % 2 == 0 ? "q" : "r", i % 2 == 0 ? "r" : "q", t % 2 == 0, i % 3 == 0,
+                          &moved);
+      }
+    });
+    threads.emplace_back([&s, &popped, t] {
+      Strings out;
+      for (int i = 0; i < kEach; ++i) {
+        if (s->ListPop(i % 2 == 0 ? "q" : "r", t % 2 == 0, 2, &out) == Status::kOk) {
+          popped[static_cast<size_t>(t)].insert(popped[static_cast<size_t>(t)].end(), out.begin(),
+                                                out.end());
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  Strings all;
+  for (const auto& p : popped) all.insert(all.end(), p.begin(), p.end());
+  const Strings q = Range(*s, "q"), r = Range(*s, "r");
+  all.insert(all.end(), q.begin(), q.end());
+  all.insert(all.end(), r.begin(), r.end());
+  std::sort(all.begin(), all.end());
+  Strings expected;
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kEach; ++i) expected.push_back(std::to_string(t) + ":" + std::to_string(i));
+  }
+  std::sort(expected.begin(), expected.end());
+  CHECK(all == expected);
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+  uint64_t want = 0;
+  if (!q.empty()) want += ListMem("q", q);
+  if (!r.empty()) want += ListMem("r", r);
+  CHECK(s->Stats().memory_used == want);
 }
