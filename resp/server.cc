@@ -472,7 +472,10 @@ class RespServer::Impl : public ServerContext {
   }
 
   // Tries every waiter, in arrival order; the served ones leave the list.
+  // Not while the store refuses writes (its log cannot be written): a pop
+  // then would be answered MISCONF with its element gone; they wait on.
   void ServeLocked(std::vector<ServedReply>* served) ABSL_EXCLUSIVE_LOCKS_REQUIRED(block_mu_) {
+    if (waiters_.empty() || store_->WritesAllowed() != Status::kOk) return;
     for (auto it = waiters_.begin(); it != waiters_.end();) {
       std::string reply;
       if (!TryServe(store_, *it->request, true, &reply)) {
