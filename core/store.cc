@@ -504,6 +504,65 @@ Status Store::SScan(std::string_view key, uint64_t cursor, size_t count,
                   [&] { return impl_->SScan(key, cursor, count, members, next); });
 }
 
+Status Store::ListPush(std::string_view key, const std::vector<std::string_view>& elements,
+                       bool left, bool only_if_exists, int64_t* length) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->ListPush(key, elements, left, only_if_exists, length); });
+}
+
+Status Store::ListPop(std::string_view key, bool left, size_t count,
+                      std::vector<std::string>* out) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ListPop(key, left, count, out); });
+}
+
+Status Store::ListLen(std::string_view key, int64_t* length) const {
+  return impl_->ListLen(key, length);
+}
+
+Status Store::ListRange(std::string_view key, int64_t start, int64_t stop,
+                        std::vector<std::string>* out) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ListRange(key, start, stop, out); });
+}
+
+Status Store::ListIndex(std::string_view key, int64_t index, std::string* value) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ListIndex(key, index, value); });
+}
+
+Status Store::ListSet(std::string_view key, int64_t index, std::string_view value,
+                      bool* in_range) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->ListSet(key, index, value, in_range); });
+}
+
+Status Store::ListRem(std::string_view key, int64_t count, std::string_view element,
+                      int64_t* removed) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->ListRem(key, count, element, removed); });
+}
+
+Status Store::ListTrim(std::string_view key, int64_t start, int64_t stop) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ListTrim(key, start, stop); });
+}
+
+Status Store::ListInsert(std::string_view key, bool before, std::string_view pivot,
+                         std::string_view element, int64_t* length) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->ListInsert(key, before, pivot, element, length); });
+}
+
+Status Store::ListPos(std::string_view key, std::string_view element, int64_t rank,
+                      int64_t count, int64_t maxlen, std::vector<int64_t>* positions) const {
+  return OomGuard(Status::kOutOfMemory, [&] {
+    return impl_->ListPos(key, element, rank, count, maxlen, positions);
+  });
+}
+
+Status Store::ListMove(std::string_view src, std::string_view dst, bool from_left, bool to_left,
+                       std::string* moved) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->ListMove(src, dst, from_left, to_left, moved); });
+}
+
 Status Store::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions,
                          bool* applied) {
   return OomGuard(Status::kOutOfMemory,

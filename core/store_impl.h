@@ -328,6 +328,36 @@ class Store::Impl {
   Status SMoveLocked(Shard& a, Shard& b, const HashedKey& hs, const HashedKey& hd,
                      std::string_view member, bool* moved, uint64_t* shortfall, bool* changed_a,
                      bool* changed_b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu);
+  // --- lists (store_lists.cc) ---------------------------------------------
+
+  Status ListPush(std::string_view key, const std::vector<std::string_view>& elements, bool left,
+                  bool only_if_exists, int64_t* length);
+  Status ListPop(std::string_view key, bool left, size_t count, std::vector<std::string>* out);
+  // Runs `read` on the live list at key (nullptr when missing), under the
+  // shared lock.  kWrongType for another type.
+  template <typename Read>
+  Status ReadList(std::string_view key, Read read) const;
+  Status ListLen(std::string_view key, int64_t* length) const;
+  Status ListRange(std::string_view key, int64_t start, int64_t stop,
+                   std::vector<std::string>* out) const;
+  Status ListIndex(std::string_view key, int64_t index, std::string* value) const;
+  Status ListSet(std::string_view key, int64_t index, std::string_view value, bool* in_range);
+  Status ListRem(std::string_view key, int64_t count, std::string_view element, int64_t* removed);
+  Status ListTrim(std::string_view key, int64_t start, int64_t stop);
+  Status ListInsert(std::string_view key, bool before, std::string_view pivot,
+                    std::string_view element, int64_t* length);
+  Status ListPos(std::string_view key, std::string_view element, int64_t rank, int64_t count,
+                 int64_t maxlen, std::vector<int64_t>* positions) const;
+  Status ListMove(std::string_view src, std::string_view dst, bool from_left, bool to_left,
+                  std::string* moved);
+  Status ListMoveLocked(Shard& a, Shard& b, const HashedKey& hs, const HashedKey& hd,
+                        bool from_left, bool to_left, std::string* moved, uint64_t* shortfall,
+                        bool* changed_a, bool* changed_b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu);
+  // After a change to the live list at `it` (still non-empty): its new
+  // accounted size, a new version, the publication.  Allocates nothing but
+  // what PublishLocked does.
+  void ListChangedLocked(Shard& s, Map::iterator it, std::string_view key, uint64_t new_mem,
+                         int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
   // --- expiry -------------------------------------------------------------
 

@@ -275,6 +275,28 @@ void CmdSUnionStore(Ctx& c);
 void CmdSDiffStore(Ctx& c);
 void CmdSInterCard(Ctx& c);
 void CmdSScan(Ctx& c);
+// cmd_list.cc
+void CmdLPush(Ctx& c);
+void CmdRPush(Ctx& c);
+void CmdLPushX(Ctx& c);
+void CmdRPushX(Ctx& c);
+void CmdLPop(Ctx& c);
+void CmdRPop(Ctx& c);
+void CmdLLen(Ctx& c);
+void CmdLRange(Ctx& c);
+void CmdLIndex(Ctx& c);
+void CmdLSet(Ctx& c);
+void CmdLRem(Ctx& c);
+void CmdLTrim(Ctx& c);
+void CmdLInsert(Ctx& c);
+void CmdLPos(Ctx& c);
+void CmdLMove(Ctx& c);
+void CmdRPopLPush(Ctx& c);
+// The blocking ones leave their request in ClientState::blocked (blocking.h).
+void CmdBLPop(Ctx& c);
+void CmdBRPop(Ctx& c);
+void CmdBLMove(Ctx& c);
+void CmdBRPopLPush(Ctx& c);
 
 }  // namespace cmd
 }  // namespace resp

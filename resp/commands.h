@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,6 +27,8 @@
 
 namespace ephpm {
 namespace resp {
+
+struct BlockedPop;  // resp/blocking.h
 
 // One connection's state.  Touched only by the thread serving it.
 struct ClientState {
@@ -55,6 +58,9 @@ struct ClientState {
     uint32_t db = 0;
   };
   std::vector<Watched> watched;
+  // Left by a blocking command (BLPOP, ...) for the server, which serves it
+  // or suspends the connection until it can (resp/blocking.h).
+  std::shared_ptr<BlockedPop> blocked;
 };
 
 // A command that a program adds beside Redis's (the test-only ephpm-faulty

@@ -1,14 +1,18 @@
 #include "server.h"
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <cctype>
 #include <chrono>
+#include <list>
 #include <map>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "blocking.h"
 #include "commands.h"
 #include "ephpm/clock.h"
 #include "mutex.h"
@@ -27,6 +31,12 @@ namespace {
 
 constexpr size_t kReadChunk = 16 * 1024;
 
+// How often the blocked clients are tried again for writes that did not
+// come through a RESP connection (PHP, replication): from the first
+// interval, doubling while nothing is served, up to the last.
+constexpr int64_t kBlockPollMinMs = 10;
+constexpr int64_t kBlockPollMaxMs = 100;
+
 }  // namespace
 
 class RespServer::Impl : public ServerContext {
@@ -35,10 +45,13 @@ class RespServer::Impl : public ServerContext {
 
   Impl(Store* store, RespServerOptions o)
       : options_(std::move(o)),
+        store_(store),
         dispatcher_(store, this),
         acceptor_(io_),
         accept_strand_(asio::make_strand(io_)),
         accept_retry_(accept_strand_),
+        poll_strand_(asio::make_strand(io_)),
+        poll_(poll_strand_),
         started_at_ms_(WallMs()) {}
 
   ~Impl() override { Stop(); }
@@ -64,6 +77,7 @@ class RespServer::Impl : public ServerContext {
       accept_retry_.cancel();
       for (const auto& s : sessions_.Live()) s->Close();
     });
+    asio::post(poll_strand_, [this] { poll_.cancel(); });
     for (auto& t : threads_) t.join();
     threads_.clear();
   }
@@ -99,6 +113,7 @@ class RespServer::Impl : public ServerContext {
           socket_(std::move(socket)),
           strand_(socket_.get_executor()),
           idle_(socket_.get_executor()),
+          block_timer_(socket_.get_executor()),
           parser_(Limits(server->options_)) {
       boost::system::error_code ec;
       client_.id = server->next_client_id_.fetch_add(1) + 1;
@@ -135,6 +150,15 @@ class RespServer::Impl : public ServerContext {
       asio::post(strand_, [self = shared_from_this()] { self->Shutdown(); });
     }
 
+    // From any thread: the blocked request was served with `reply` (and
+    // taken out of the server's waiters).
+    void Served(std::string reply) {
+      asio::post(strand_, [self = shared_from_this(), reply = std::move(reply)] {
+        if (self->closed_ || !self->blocked_) return;
+        self->Resume(reply);
+      });
+    }
+
     // For CLIENT LIST from other connections: what this one last showed.
     std::string ListLine() const {
       MutexLock l(&info_mu_);
@@ -167,6 +191,8 @@ class RespServer::Impl : public ServerContext {
             // really passed closes the client.
             if (ec || self->closed_) return;
             if (self->idle_.expiry() > asio::steady_timer::clock_type::now()) return;
+            // As Redis: a blocked client is subject to its own timeout only.
+            if (self->blocked_) return self->ArmIdleTimer();
             self->Shutdown();
           }));
     }
@@ -203,7 +229,7 @@ class RespServer::Impl : public ServerContext {
     void Process() {
       write_replies_.clear();
       size_t pos = 0;
-      while (pos < in_.size() && !closing_) {
+      while (pos < in_.size() && !closing_ && !blocked_) {
         size_t consumed = 0;
         std::string error;
         const auto r = parser_.Next(in_.data() + pos, in_.size() - pos, &consumed, &argv_, &error);
@@ -235,6 +261,10 @@ class RespServer::Impl : public ServerContext {
           // the server stays.
           return Shutdown();
         }
+        if (client_.blocked != nullptr) Block();
+        // A write may have given an element to the clients blocked on one
+        // of its keys.
+        server_->Touched(argv_);
         Publish();
         parser_.set_authenticated(client_.authenticated);
         if (client_.close_after_reply) closing_ = true;
@@ -298,10 +328,56 @@ class RespServer::Impl : public ServerContext {
               }));
     }
 
+    // The request a blocking command left (ClientState::blocked): served at
+    // once when it can be, else the connection stops processing requests
+    // (it goes on reading them, and notices a disconnect) until the server
+    // serves it (Served) or its timeout passes.
+    void Block() {
+      std::shared_ptr<BlockedPop> b = std::move(client_.blocked);
+      client_.blocked.reset();
+      std::string reply;
+      if (server_->BlockOrServe(shared_from_this(), b, &reply)) {
+        AppendServed(reply);
+        return;
+      }
+      blocked_ = true;
+      if (b->timeout_ms == 0) return;
+      // Capped at about a century, so that now + timeout cannot overflow.
+      constexpr int64_t kMaxBlockMs = int64_t{100} * 365 * 24 * 3600 * 1000;
+      block_timer_.expires_after(std::chrono::milliseconds(std::min(b->timeout_ms, kMaxBlockMs)));
+      block_timer_.async_wait(asio::bind_executor(
+          strand_, [self = shared_from_this()](const boost::system::error_code& ec) {
+            if (ec || self->closed_ || !self->blocked_) return;
+            if (self->block_timer_.expiry() > asio::steady_timer::clock_type::now()) return;
+            // Still waiting (else a Served is on its way): the null reply.
+            if (self->server_->Unblock(self.get())) self->Resume(std::string(kBlockTimedOut));
+          }));
+    }
+
+    // A served pop's reply, a write's success reply for ConfirmWrites.
+    void AppendServed(const std::string& reply) {
+      const size_t at = out_.size();
+      out_.append(reply);
+      if (!reply.empty() && reply[0] != '-') write_replies_.emplace_back(at, out_.size());
+    }
+
+    // The end of a block: the reply, then the requests that waited.
+    void Resume(const std::string& reply) {
+      blocked_ = false;
+      block_timer_.cancel();
+      out_.append(reply);
+      Process();
+    }
+
     void Shutdown() {
       if (closed_) return;
       closed_ = true;
       boost::system::error_code ec;
+      if (blocked_) {
+        blocked_ = false;
+        server_->Unblock(this);
+        block_timer_.cancel();
+      }
       idle_.cancel();
       socket_.shutdown(tcp::socket::shutdown_both, ec);
       socket_.close(ec);
@@ -311,6 +387,7 @@ class RespServer::Impl : public ServerContext {
     tcp::socket socket_;
     asio::strand<asio::any_io_executor> strand_;
     asio::steady_timer idle_;
+    asio::steady_timer block_timer_;  // a blocked request's timeout
     RequestParser parser_;
     std::array<char, kReadChunk> chunk_{};
     std::string in_;               // received, not yet parsed
@@ -320,6 +397,7 @@ class RespServer::Impl : public ServerContext {
     bool writing_active_ = false;  // a write is under way
     bool closing_ = false;         // no more requests: send what is pending, then close
     bool closed_ = false;          // the socket is closed
+    bool blocked_ = false;         // waiting in the server's waiters (Block)
     size_t partial_ = 0;           // bytes of the request in progress the parser holds
     std::vector<std::string> argv_;
     // [begin, end) in out_ of this batch's write success replies.
@@ -330,6 +408,133 @@ class RespServer::Impl : public ServerContext {
   };
 
  private:
+  // ---- blocked clients (blocking.h) ------------------------------------------
+
+  struct Waiter {
+    std::shared_ptr<Session> session;
+    std::shared_ptr<BlockedPop> request;
+  };
+  struct ServedReply {
+    std::shared_ptr<Session> session;
+    std::string reply;
+  };
+
+  // Serves `b` now if it can, after the clients that were blocked before
+  // it, else adds it to the waiters.  True with *reply when served.
+  bool BlockOrServe(std::shared_ptr<Session> s, std::shared_ptr<BlockedPop> b,
+                    std::string* reply) {
+    std::vector<ServedReply> served;
+    bool now = false;
+    {
+      MutexLock l(&block_mu_);
+      ServeLocked(&served);
+      now = TryServe(store_, *b, false, reply);
+      if (!now) {
+        for (const std::string& k : b->keys) ++blocked_keys_[k];
+        waiters_.push_back(Waiter{std::move(s), std::move(b)});
+        waiting_.store(waiters_.size(), std::memory_order_relaxed);
+        if (!polling_) {
+          polling_ = true;
+          asio::post(poll_strand_, [this] {
+            poll_ms_ = kBlockPollMinMs;
+            Poll();
+          });
+        }
+      }
+    }
+    Deliver(&served);
+    return now;
+  }
+
+  // Takes `s` out of the waiters; false when it was not there (served
+  // meanwhile: its Served is on its way).
+  bool Unblock(const Session* s) {
+    MutexLock l(&block_mu_);
+    for (auto it = waiters_.begin(); it != waiters_.end(); ++it) {
+      if (it->session.get() != s) continue;
+      EraseWaiterLocked(it);
+      return true;
+    }
+    return false;
+  }
+
+  // After a request: tries the waiters again when one of its arguments is
+  // a key some client is blocked on.
+  void Touched(const std::vector<std::string>& argv) {
+    if (waiting_.load(std::memory_order_relaxed) == 0) return;
+    std::vector<ServedReply> served;
+    {
+      MutexLock l(&block_mu_);
+      bool named = false;
+      for (size_t i = 1; i < argv.size() && !named; ++i) named = blocked_keys_.contains(argv[i]);
+      if (named) ServeLocked(&served);
+    }
+    Deliver(&served);
+  }
+
+  // Tries every waiter, in arrival order; the served ones leave the list.
+  // Not while the store refuses writes (its log cannot be written): a pop
+  // then would be answered MISCONF with its element gone; they wait on.
+  void ServeLocked(std::vector<ServedReply>* served) ABSL_EXCLUSIVE_LOCKS_REQUIRED(block_mu_) {
+    if (waiters_.empty() || store_->WritesAllowed() != Status::kOk) return;
+    for (auto it = waiters_.begin(); it != waiters_.end();) {
+      std::string reply;
+      if (!TryServe(store_, *it->request, true, &reply)) {
+        ++it;
+        continue;
+      }
+      served->push_back(ServedReply{it->session, std::move(reply)});
+      it = EraseWaiterLocked(it);
+    }
+  }
+
+  std::list<Waiter>::iterator EraseWaiterLocked(std::list<Waiter>::iterator it)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(block_mu_) {
+    for (const std::string& k : it->request->keys) {
+      auto c = blocked_keys_.find(k);
+      if (--c->second == 0) blocked_keys_.erase(c);
+    }
+    it = waiters_.erase(it);
+    waiting_.store(waiters_.size(), std::memory_order_relaxed);
+    return it;
+  }
+
+  // Hands the served replies to their sessions, once the pops are durable
+  // (fsync=always: this thread made them), as any write's reply.
+  void Deliver(std::vector<ServedReply>* served) {
+    if (served->empty()) return;
+    std::string error;
+    const bool durable = dispatcher_.WaitDurable(&error);
+    for (auto& r : *served) {
+      if (!durable && !r.reply.empty() && r.reply[0] != '-') {
+        r.reply.clear();
+        ReplyWriter(&r.reply).Error(error);
+      }
+      r.session->Served(std::move(r.reply));
+    }
+    served->clear();
+  }
+
+  // On poll_strand_, while clients are blocked: tries them again for the
+  // writes Touched does not see.
+  void Poll() {
+    poll_.expires_after(std::chrono::milliseconds(poll_ms_));
+    poll_.async_wait(asio::bind_executor(poll_strand_, [this](const boost::system::error_code& ec) {
+      if (ec || stopped_.load()) return;
+      std::vector<ServedReply> served;
+      bool more = false;
+      {
+        MutexLock l(&block_mu_);
+        ServeLocked(&served);
+        more = !waiters_.empty();
+        if (!more) polling_ = false;
+      }
+      poll_ms_ = served.empty() ? std::min(poll_ms_ * 2, kBlockPollMaxMs) : kBlockPollMinMs;
+      Deliver(&served);
+      if (more) Poll();
+    }));
+  }
+
   void Accept() {
     acceptor_.async_accept(
         asio::make_strand(io_),
@@ -367,6 +572,7 @@ class RespServer::Impl : public ServerContext {
   }
 
   const RespServerOptions options_;
+  Store* const store_;
   Dispatcher dispatcher_;
   // Declared before io_, so that they outlive any handler (holding a
   // Session, whose destructor uses them) that io_ destroys.
@@ -381,6 +587,16 @@ class RespServer::Impl : public ServerContext {
   tcp::acceptor acceptor_;
   asio::strand<asio::io_context::executor_type> accept_strand_;
   asio::steady_timer accept_retry_;  // on accept_strand_
+  asio::strand<asio::io_context::executor_type> poll_strand_;
+  asio::steady_timer poll_;  // on poll_strand_ (Poll)
+  int64_t poll_ms_ = kBlockPollMinMs;  // on poll_strand_
+  // The blocked clients, in arrival order, and how many of them name each
+  // key.  Lock order: block_mu_, then the store's locks (TryServe).
+  Mutex block_mu_;
+  std::list<Waiter> waiters_ ABSL_GUARDED_BY(block_mu_);
+  absl::flat_hash_map<std::string, int> blocked_keys_ ABSL_GUARDED_BY(block_mu_);
+  bool polling_ ABSL_GUARDED_BY(block_mu_) = false;  // a Poll is armed
+  std::atomic<size_t> waiting_{0};  // waiters_.size(), read without the lock
   tcp::endpoint bound_;
   std::vector<std::thread> threads_;
   std::atomic<bool> stopped_{false};

@@ -496,6 +496,54 @@ class Store {
   // the last is returned at least once.
   Status SScan(std::string_view key, uint64_t cursor, size_t count,
                std::vector<std::string>* members, uint64_t* next) const;
+  // --- lists --------------------------------------------------------------
+  // A list is an entry of type kList: a sequence of elements, both ends in
+  // O(1).  Removing its last element removes the key.  List operations on a
+  // key of another type are kWrongType and change nothing.  Indexes follow
+  // Redis: negative ones count from the tail (-1 is the last element).
+
+  // LPUSH/RPUSH: pushes each element in turn at the head (left) or tail, so
+  // LPUSH k a b leaves b first.  With only_if_exists (LPUSHX/RPUSHX) a
+  // missing key stays missing.  *length = the list's length after (0 for a
+  // missing key with only_if_exists).
+  Status ListPush(std::string_view key, const std::vector<std::string_view>& elements, bool left,
+                  bool only_if_exists, int64_t* length);
+  // LPOP/RPOP: pops up to `count` elements from the head (left) or tail,
+  // in the order popped; *out empty for a missing key.
+  Status ListPop(std::string_view key, bool left, size_t count, std::vector<std::string>* out);
+  // 0 for a missing key.
+  Status ListLen(std::string_view key, int64_t* length) const;
+  // LRANGE: the elements from start to stop inclusive, clamped to the list.
+  Status ListRange(std::string_view key, int64_t start, int64_t stop,
+                   std::vector<std::string>* out) const;
+  // LINDEX: kNotFound when the key is missing or the index out of range.
+  Status ListIndex(std::string_view key, int64_t index, std::string* value) const;
+  // LSET: kNotFound when the key is missing; *in_range = false (and nothing
+  // changed) when the index is out of range.
+  Status ListSet(std::string_view key, int64_t index, std::string_view value, bool* in_range);
+  // LREM: removes up to |count| elements equal to `element`, from the head
+  // when count > 0, from the tail when count < 0, all when count == 0.
+  Status ListRem(std::string_view key, int64_t count, std::string_view element, int64_t* removed);
+  // LTRIM: keeps the elements from start to stop inclusive (none when the
+  // range is empty, which removes the key).
+  Status ListTrim(std::string_view key, int64_t start, int64_t stop);
+  // LINSERT: inserts `element` before or after the first `pivot`.  *length
+  // = the new length, -1 when the pivot is missing, 0 when the key is.
+  Status ListInsert(std::string_view key, bool before, std::string_view pivot,
+                    std::string_view element, int64_t* length);
+  // LPOS: the indexes of elements equal to `element`.  rank != 0: the
+  // |rank|-th match first, searching from the head when rank > 0, from the
+  // tail when rank < 0; count = how many matches at most (0: all); maxlen =
+  // how many elements to compare at most (0: all).  REQUIRES: rank != 0,
+  // count >= 0, maxlen >= 0.
+  Status ListPos(std::string_view key, std::string_view element, int64_t rank, int64_t count,
+                 int64_t maxlen, std::vector<int64_t>* positions) const;
+  // LMOVE/RPOPLPUSH: pops from src's head (from_left) or tail and pushes
+  // onto dst's head (to_left) or tail, in one step (src == dst rotates).
+  // kNotFound when src is missing; kWrongType when src or dst holds another
+  // type, and then nothing is popped.  Both shards locked in index order.
+  Status ListMove(std::string_view src, std::string_view dst, bool from_left, bool to_left,
+                  std::string* moved);
 
   // --- expiry -------------------------------------------------------------
 
