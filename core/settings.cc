@@ -77,6 +77,9 @@ std::string ApplySetting(std::string_view name, std::string_view value, StoreOpt
       return "must be a power of two from 1 to 65536";
     }
     next.shards = static_cast<size_t>(n);
+  } else if (name == "databases") {
+    if (!ParseInt64(value, &n) || n < 1 || n > 1024) return "must be from 1 to 1024";
+    next.databases = static_cast<size_t>(n);
   } else {
     return "is not a store setting";
   }

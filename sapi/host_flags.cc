@@ -32,7 +32,7 @@ const char kHostUsage[] =
     "  -d NAME=VALUE            a PHP INI setting (repeatable); ephpm.* settings build the\n"
     "                           store: memory_limit, eviction_policy, compression,\n"
     "                           compression_threshold, compression_level, max_value_size,\n"
-    "                           shards, persistence (off|log), data_dir, fsync\n"
+    "                           shards, databases, persistence (off|log), data_dir, fsync\n"
     "  --data-dir DIR           keep the store across restarts in DIR (an append-only log\n"
     "                           and snapshots; created when missing; one process at a time)\n"
     "  --fsync MODE             when the log is fsynced: always (a write is answered once\n"
@@ -43,6 +43,8 @@ const char kHostUsage[] =
     "  --workers N              PHP worker threads (default: one per core with a\n"
     "                           thread-safe PHP; a non-thread-safe PHP has exactly one)\n"
     "  --memory-limit SIZE      shorthand for -d ephpm.memory_limit=SIZE\n"
+    "  --databases N            RESP's databases (SELECT 0..N-1; default 16); shorthand\n"
+    "                           for -d ephpm.databases=N\n"
     "  --max-body-size SIZE     largest request body (default 64M; larger: 413)\n"
     "  --max-header-size SIZE   largest request head (default 16K; larger: 431)\n"
     "  --request-timeout SECS   time to receive a request (default 60; then 408)\n"
@@ -119,7 +121,7 @@ bool IsPersistenceSetting(const std::string& name) {
 // -d NAME=VALUE and --memory-limit VALUE (a = the flag, v = its value).
 std::string ApplyIni(const std::string& a, const std::string& v, HostFlags* f,
                      PersistenceFlags* p) {
-  std::string name = "ephpm.memory_limit", setting = v;
+  std::string name = a == "--databases" ? "ephpm.databases" : "ephpm.memory_limit", setting = v;
   if (a == "-d") {
     const size_t eq = v.find('=');
     if (eq == std::string::npos || eq == 0) return "-d needs NAME=VALUE, got '" + v + "'";
@@ -214,7 +216,7 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
         return Error(a + " needs a size such as 16K or 64M");
       }
       (a == "--max-body-size" ? f.max_body_bytes : f.max_header_bytes) = n;
-    } else if (a == "-d" || a == "--memory-limit") {
+    } else if (a == "-d" || a == "--memory-limit" || a == "--databases") {
       if (!value()) return Error(a + " needs a value");
       const std::string err = ApplyIni(a, v, &f, &persistence);
       if (!err.empty()) return Error(err);

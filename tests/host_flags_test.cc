@@ -150,6 +150,16 @@ TEST_CASE("host flags: RESP settings", "[host_flags]") {
   }
 }
 
+TEST_CASE("host flags: --databases and -d ephpm.databases", "[host_flags]") {
+  CHECK(Ok(Resp({})).store.databases == 16);
+  CHECK(Ok(Resp({"--databases", "4"})).store.databases == 4);
+  CHECK(Ok(Resp({"-d", "ephpm.databases=1"})).store.databases == 1);
+  CHECK(Err(Resp({"--databases"})) == "--databases needs a value");
+  CHECK(Err(Resp({"--databases", "0"})) == "ephpm.databases must be from 1 to 1024");
+  CHECK(Err(Resp({"--databases", "1025"})) == "ephpm.databases must be from 1 to 1024");
+  CHECK(Err(Resp({"-d", "ephpm.databases=x"})) == "ephpm.databases must be from 1 to 1024");
+}
+
 TEST_CASE("host flags: -d and --memory-limit build the store and reach PHP", "[host_flags]") {
   const HostFlags f = Ok(Resp({"-d", "ephpm.shards=8", "-d", "memory_limit=256M", "-d",
                                "ephpm.max_value_size=1M", "--memory-limit", "64M", "-d",
