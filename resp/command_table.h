@@ -80,6 +80,9 @@ struct Ctx {
   ReplyWriter& w;
   Args& argv;
   const Command* cmd;
+  // Set by a command that wrote although its flags do not say so (EVAL):
+  // its reply then waits for WaitDurable like a write's.
+  bool wrote = false;
 };
 
 // The table, by lowercase name ("container|sub" for subcommands), and in the
@@ -220,6 +223,17 @@ void CmdHStrLen(Ctx& c);
 void CmdHIncrBy(Ctx& c);
 void CmdHIncrByFloat(Ctx& c);
 void CmdHScan(Ctx& c);
+
+// cmd_script.cc
+void CmdEval(Ctx& c);
+void CmdEvalSha(Ctx& c);
+void CmdEvalRo(Ctx& c);
+void CmdEvalShaRo(Ctx& c);
+void CmdScriptLoad(Ctx& c);
+void CmdScriptExists(Ctx& c);
+void CmdScriptFlush(Ctx& c);
+void CmdScriptKill(Ctx& c);
+void CmdScriptHelp(Ctx& c);
 
 }  // namespace cmd
 }  // namespace resp

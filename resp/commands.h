@@ -17,6 +17,7 @@
 #include <atomic>
 #include <functional>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,10 @@
 
 namespace ephpm {
 namespace resp {
+
+namespace script {
+class Scripting;
+}
 
 // One connection's state.  Touched only by the thread serving it.
 struct ClientState {
@@ -76,6 +81,7 @@ std::string ClientListLine(const ClientState& c);
 class Dispatcher {
  public:
   Dispatcher(Store* store, ServerContext* server);
+  ~Dispatcher();
 
   // Runs one request and appends its RESP2 reply to *out.  Sets
   // client->close_after_reply for QUIT.  argv is non-empty.  True when a
@@ -91,9 +97,13 @@ class Dispatcher {
 
   uint64_t total_commands() const { return total_commands_.load(std::memory_order_relaxed); }
 
+  // EVAL's script cache and running scripts (scripting.h).
+  script::Scripting& scripting() { return *scripting_; }
+
  private:
   Store* const store_;
   ServerContext* const server_;
+  const std::unique_ptr<script::Scripting> scripting_;
   std::atomic<uint64_t> total_commands_{0};
 };
 
