@@ -144,6 +144,7 @@ Stamp Store::Impl::FlushStamp() const {
 }
 
 void Store::Impl::ClearOlderThanLocked(Shard& s, Stamp stamp) {
+  TouchWatchedPresentLocked(s);
   for (auto it = s.map.begin(); it != s.map.end();) {
     auto next = std::next(it);
     if (it->second.stamp < stamp) RemoveLocked(s, it);
@@ -306,6 +307,7 @@ void Store::Impl::AccountTombstone(size_t key_len, bool add) {
 
 void Store::Impl::PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e,
                                 bool log, uint64_t fence) {
+  TouchWatchedLocked(s, key);
   if (options_.replicator == nullptr && engine_ == nullptr) return;
   Mutation m;
   m.kind = kind;

@@ -292,6 +292,15 @@ struct alignas(64) Shard {
   // be at least that.  Never evicted; consumed by the key's next write.
   absl::flat_hash_map<std::string, uint64_t, KeyHash, KeyEq> fence_records ABSL_GUARDED_BY(mu);
 
+  // WATCH (RESP transactions): the keys some connection watches, with how
+  // many watch each and a counter that every change to the key moves
+  // (TouchWatchedLocked), present or absent, so that EXEC can tell.
+  struct Watched {
+    uint32_t watchers = 0;
+    uint64_t touched = 0;
+  };
+  absl::flat_hash_map<std::string, Watched, KeyHash, KeyEq> watched ABSL_GUARDED_BY(mu);
+
   // Counted by readers under the shared lock, hence atomic.
   mutable std::atomic<uint64_t> hits{0};
   mutable std::atomic<uint64_t> misses{0};

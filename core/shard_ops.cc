@@ -64,6 +64,7 @@ bool Store::Impl::InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& h
         if (ttl_inserted) s.ttl.erase(TtlRef{fresh->expires_at, hk.key});
       },
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        TouchWatchedLocked(s, hk.key);
         FillLocked(s, it, exists, fresh, fresh->mem_size, now);
         it->second.tentative = fresh->tentative;
         it->second.stamp = fresh->stamp;

@@ -7,6 +7,9 @@
 #ifndef EPHPM_CORE_SHARED_MUTEX_H_
 #define EPHPM_CORE_SHARED_MUTEX_H_
 
+#include <algorithm>
+#include <vector>
+
 #include "absl/base/thread_annotations.h"
 
 #if defined(EPHPM_TSAN)
@@ -17,25 +20,60 @@
 
 namespace ephpm {
 
+class SharedMutex;
+
+namespace section {
+// The shard locks the calling thread holds for an atomic section
+// (Store::Atomically), sorted by address; null outside one.  Inside a
+// section, locking one of them again (any store call on a key of the
+// section) is a no-op, and so is its unlock: the section holds them until it
+// ends.  Locking any other shard inside a section would break the lock
+// order: the section's callers prevent it (docs/ARCHITECTURE.md).
+inline thread_local const std::vector<const SharedMutex*>* held = nullptr;
+
+inline bool Holds(const SharedMutex* mu) {
+  const std::vector<const SharedMutex*>* h = held;
+  return h != nullptr && std::binary_search(h->begin(), h->end(), mu);
+}
+inline bool Active() { return held != nullptr; }
+}  // namespace section
+
 class ABSL_LOCKABLE SharedMutex {
  public:
   SharedMutex() = default;
   SharedMutex(const SharedMutex&) = delete;
   SharedMutex& operator=(const SharedMutex&) = delete;
 
+  // The lock operations below do nothing on a lock the calling thread's
+  // atomic section holds (see section::held).
+
+  void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    if (!section::Holds(this)) RawLock();
+  }
+  void Unlock() ABSL_UNLOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    if (!section::Holds(this)) RawUnlock();
+  }
+  void ReaderLock() ABSL_SHARED_LOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    if (!section::Holds(this)) RawReaderLock();
+  }
+  void ReaderUnlock() ABSL_UNLOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    if (!section::Holds(this)) RawReaderUnlock();
+  }
+
+  // The lock itself, whatever the thread's section holds: for the section.
 #if defined(EPHPM_TSAN)
-  void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
-  void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
-  void ReaderLock() ABSL_SHARED_LOCK_FUNCTION() { mu_.lock_shared(); }
-  void ReaderUnlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock_shared(); }
+  void RawLock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
+  void RawUnlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
+  void RawReaderLock() ABSL_SHARED_LOCK_FUNCTION() { mu_.lock_shared(); }
+  void RawReaderUnlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock_shared(); }
 
  private:
   std::shared_mutex mu_;
 #else
-  void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.Lock(); }
-  void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.Unlock(); }
-  void ReaderLock() ABSL_SHARED_LOCK_FUNCTION() { mu_.ReaderLock(); }
-  void ReaderUnlock() ABSL_UNLOCK_FUNCTION() { mu_.ReaderUnlock(); }
+  void RawLock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.Lock(); }
+  void RawUnlock() ABSL_UNLOCK_FUNCTION() { mu_.Unlock(); }
+  void RawReaderLock() ABSL_SHARED_LOCK_FUNCTION() { mu_.ReaderLock(); }
+  void RawReaderUnlock() ABSL_UNLOCK_FUNCTION() { mu_.ReaderUnlock(); }
 
  private:
   absl::Mutex mu_;

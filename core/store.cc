@@ -438,6 +438,23 @@ Status Store::WaitForChange(std::string_view key, uint64_t last_version, int64_t
                   [&] { return impl_->WaitForChange(key, last_version, timeout_ms, result); });
 }
 
+Status Store::Atomically(const std::vector<std::string_view>& keys, bool all_shards,
+                         absl::FunctionRef<void()> fn) {
+  // No OomGuard here: fn's own store calls are guarded, and an exception fn
+  // lets out is the caller's.
+  return impl_->Atomically(keys, all_shards, fn);
+}
+
+Status Store::Watch(std::string_view key, uint64_t* touched) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->Watch(key, touched); });
+}
+
+Status Store::WatchedChanged(std::string_view key, uint64_t touched, bool* changed) const {
+  return impl_->WatchedChanged(key, touched, changed);
+}
+
+void Store::Unwatch(std::string_view key) { impl_->Unwatch(key); }
+
 Status Store::Inspect(std::string_view key, EntryInfo* info) const {
   return impl_->Inspect(key, info);
 }

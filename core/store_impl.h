@@ -301,6 +301,14 @@ class Store::Impl {
   Status Inspect(std::string_view key, EntryInfo* info) const;
   StoreStats Stats() const;
 
+  // --- atomic sections and WATCH (store_sections.cc) ----------------------
+
+  Status Atomically(const std::vector<std::string_view>& keys, bool all_shards,
+                    absl::FunctionRef<void()> fn) ABSL_NO_THREAD_SAFETY_ANALYSIS;
+  Status Watch(std::string_view key, uint64_t* touched);
+  Status WatchedChanged(std::string_view key, uint64_t touched, bool* changed) const;
+  void Unwatch(std::string_view key);
+
   // --- expiry sweeping ----------------------------------------------------
 
   // Removes up to `budget` expired entries from each shard, earliest expiry
@@ -432,6 +440,9 @@ class Store::Impl {
       uint64_t shortfall = 0;
       Result r = attempt(&shortfall);
       if (shortfall == 0 || !lru() || round >= kMaxEvictionRounds) return r;
+      // Eviction visits other shards, which an atomic section must not
+      // lock: a write in one is refused for memory instead.
+      if (section::Active()) return r;
       if (shortfall == kNeverFits) {
         // An expired lock counts as pinned until it is removed.  Expired
         // entries are absent already, so removing them evicts nothing: do
@@ -489,6 +500,7 @@ class Store::Impl {
   // A removed entry that carried a recorded fence (not a lock's grant)
   // leaves a fence record, which does allocate (RecordFenceLocked).
   void RemoveLocked(Shard& s, Map::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    TouchWatchedLocked(s, it->first);
     const Entry& e = it->second;
     if (e.fence != 0 && !e.pinned) RecordFenceLocked(s, it->first, e.fence);
     if (e.expires_at != 0) s.ttl.erase(TtlRef{e.expires_at, it->first});
@@ -496,6 +508,23 @@ class Store::Impl {
     TrackPinnedLocked(s, e, false);
     used_.fetch_sub(e.mem_size, std::memory_order_relaxed);
     s.map.erase(it);
+  }
+
+  // WATCH: moves the counter of `key` when a connection watches it.  Every
+  // change reaches here: local ones through PublishLocked, removals through
+  // RemoveLocked, replicated and loaded ones through InstallLocked, flushes
+  // through ClearShardLocked/ClearOlderThanLocked.
+  static void TouchWatchedLocked(Shard& s, std::string_view key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    if (s.watched.empty()) return;
+    auto it = s.watched.find(key);
+    if (it != s.watched.end()) ++it->second.touched;
+  }
+  // The same for a flush: every watched key that has an entry.
+  static void TouchWatchedPresentLocked(Shard& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    for (auto& [k, w] : s.watched) {
+      if (s.map.find(k) != s.map.end()) ++w.touched;
+    }
   }
 
   // Removes the live entry at `it`, whose key is `key`, and publishes the
@@ -689,6 +718,9 @@ class Store::Impl {
   // Wakes WaitForChange callers on `s`.  Called after a change, unlocked.
   static void Notify(const Shard& s) {
     if (s.waiters.load(std::memory_order_seq_cst) == 0) return;
+    // Inside an atomic section the shard stays locked: Atomically wakes
+    // its shards' waiters once it has released them.
+    if (section::Holds(&s.mu)) return;
     s.wake_seq.fetch_add(1, std::memory_order_seq_cst);
     std::lock_guard<std::mutex> l(s.wait_mu);
     s.wait_cv.notify_all();

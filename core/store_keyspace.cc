@@ -171,6 +171,7 @@ void Store::Impl::FlushAll(const Mutation& m) {
 }
 
 void Store::Impl::ClearShardLocked(Shard& s) {
+  TouchWatchedPresentLocked(s);
   uint64_t mem = 0, tomb = 0, floor = 0;
   for (const auto& kv : s.map) {
     mem += kv.second.mem_size;

@@ -417,6 +417,35 @@ class Store {
   Status WaitForChange(std::string_view key, uint64_t last_version,
                        int64_t timeout_ms, WaitResult* result) const;
 
+  // --- atomic sections and WATCH (RESP's MULTI/EXEC and EVAL) --------------
+
+  // Runs fn with the shards of `keys` (every shard with all_shards) locked
+  // exclusively, taken in index order, for fn's whole run, then wakes their
+  // waiters.  The store calls fn makes on this thread on keys of those
+  // shards do not lock again, so a sequence of them is one step for every
+  // other thread, in-process PHP callers included.  fn must not call the
+  // store on a key of any other shard (that would break the lock order: the
+  // caller checks its keys first), nor wait for another thread that needs
+  // these shards.  Inside, a write that needs eviction is refused for memory
+  // instead (eviction visits other shards).  kInvalidArgument for a key
+  // longer than kMaxKeySize or when called inside a section (they do not
+  // nest); fn then does not run.
+  Status Atomically(const std::vector<std::string_view>& keys, bool all_shards,
+                    absl::FunctionRef<void()> fn);
+
+  // WATCH: registers interest in key and sets *touched to its change
+  // counter, which every later change to the key moves (a write, a
+  // deletion, an expiry, an eviction, a flush while it exists, a replicated
+  // or loaded change), whether the key exists or not.  A key expired
+  // already is removed first.  Pair every Watch with one Unwatch.
+  Status Watch(std::string_view key, uint64_t* touched);
+  // *changed = whether key changed since Watch gave `touched`, or has
+  // expired since.  Inside Atomically (with key's shard), the answer holds
+  // until the section ends.
+  Status WatchedChanged(std::string_view key, uint64_t touched, bool* changed) const;
+  // Ends one Watch of key.
+  void Unwatch(std::string_view key);
+
   // --- replication --------------------------------------------------------
   // Used by a cluster's Replicator; a single node never calls these.
 
