@@ -422,22 +422,20 @@ void WriteValue(lua_State* L, ReplyWriter& w, const std::string& sha) {
         break;
       }
       lua_pop(L, 1);
-      // An array, up to the first nil: its length is known only at the end.
-      std::string items;
-      ReplyWriter iw(&items);
+      // An array, up to the first nil.
       size_t n = 0;
-      for (int j = 1;; ++j) {
-        lua_rawgeti(L, -1, j);
-        if (lua_isnil(L, -1)) {
-          lua_pop(L, 1);
-          break;
-        }
-        WriteValue(L, iw, sha);
+      for (;; ++n) {
+        lua_rawgeti(L, -1, static_cast<int>(n + 1));
+        const bool end = lua_isnil(L, -1);
         lua_pop(L, 1);
-        ++n;
+        if (end) break;
       }
       w.ArrayHeader(n);
-      w.Raw(items);
+      for (size_t j = 1; j <= n; ++j) {
+        lua_rawgeti(L, -1, static_cast<int>(j));
+        WriteValue(L, w, sha);
+        lua_pop(L, 1);
+      }
       break;
     }
     default:  // nil, functions, userdata, threads
@@ -495,8 +493,10 @@ bool DeniedInScripts(std::string_view name) {
 
 // Whether a command without key positions reaches into the keyspace (KEYS,
 // SCAN, FLUSHDB, ...): then it needs every shard locked.
+// INFO counts the keys of every shard.
 bool KeyspaceWide(const cmd::Command& c) {
   if (c.first_key != 0 || std::strcmp(c.name, "select") == 0) return false;
+  if (std::strcmp(c.name, "info") == 0) return true;
   static const char* const kCategories[] = {"@keyspace", "@string", "@hash", "@list",
                                             "@set", "@sortedset", "@bitmap", "@hyperloglog",
                                             "@geo", "@stream"};
@@ -911,16 +911,6 @@ bool NamesKeyspaceWide(std::string_view body) {
   return false;
 }
 
-// The store's atomic section over the script's shards.
-// TODO(merge): Store::Atomically(keys, all_shards, fn) once it lands in main.
-template <typename Fn>
-void Atomically(Store* store, const std::vector<std::string_view>& keys, bool all_shards, Fn fn) {
-  (void)store;
-  (void)keys;
-  (void)all_shards;
-  fn();
-}
-
 }  // namespace
 
 Scripting::~Scripting() = default;
@@ -1003,7 +993,7 @@ void Scripting::Eval(cmd::Ctx& c, bool by_sha, bool read_only) {
   lua_sethook(L, TimeHook, LUA_MASKCOUNT, 100000);
 
   std::string reply;
-  Atomically(c.store, keys, entry->all_shards, [&] {
+  const Status st = c.store->Atomically(keys, entry->all_shards, [&] {
     ReplyWriter w(&reply);
     if (lua_pcall(L, 0, 1, -2) != 0) {
       if (lua_istable(L, -1)) {
@@ -1026,6 +1016,7 @@ void Scripting::Eval(cmd::Ctx& c, bool by_sha, bool read_only) {
     std::fprintf(stderr, "%s script %s: %s\n", level == 3 ? "warning" : "notice",
                  entry->sha.c_str(), line.c_str());
   }
+  if (cmd::Failed(c, st)) return;  // a key too long: the script did not run
   c.w.Raw(reply);
 }
 

@@ -11,6 +11,7 @@
 //   locked when it names a keyspace-wide command (KEYS, SCAN, DBSIZE,
 //   RANDOMKEY, FLUSHDB, FLUSHALL) as a string literal; such a command not
 //   named so raises kNeedsAllShards.
+// - INFO counts every shard: it needs them all too, like KEYS.
 // - Scripts run in parallel on different I/O threads when their keys do not
 //   share a shard.  SCRIPT KILL kills every script past the busy threshold
 //   that has not written; it replies UNKILLABLE only when all of them wrote.
