@@ -926,24 +926,24 @@ std::shared_ptr<const Scripting::Entry> Scripting::Add(std::string_view body, st
   e->sha = std::move(sha);
   e->body = std::string(body);
   e->all_shards = NamesKeyspaceWide(body);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   auto [it, inserted] = scripts_.emplace(e->sha, e);
   return it->second;
 }
 
 std::shared_ptr<const Scripting::Entry> Scripting::Find(const std::string& lower_sha) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   auto it = scripts_.find(lower_sha);
   return it == scripts_.end() ? nullptr : it->second;
 }
 
 void Scripting::Register(Run* run) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   running_.push_back(run);
 }
 
 void Scripting::Unregister(Run* run) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   running_.erase(std::find(running_.begin(), running_.end(), run));
 }
 
@@ -1038,7 +1038,7 @@ void Scripting::Flush(cmd::Ctx& c) {
     return c.w.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
   }
   {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     scripts_.clear();
   }
   g_flush_generation.fetch_add(1);
@@ -1050,7 +1050,7 @@ void Scripting::Kill(cmd::Ctx& c) {
   const auto threshold = std::chrono::milliseconds(busy_threshold_ms());
   size_t busy = 0, killed = 0;
   {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     for (Run* run : running_) {
       if (now - run->start < threshold) continue;
       ++busy;

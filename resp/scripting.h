@@ -28,7 +28,7 @@
 //   read-only proxies: pairs() over them sees nothing.
 //
 // Thread-safe: one Scripting per Dispatcher; the script cache is shared
-// under a mutex, each I/O thread has its own Lua state (thread_local), whose
+// under a mutex (ephpm::Mutex, visible to TSan), each I/O thread has its own Lua state (thread_local), whose
 // compiled functions are dropped after any SCRIPT FLUSH.
 
 #ifndef EPHPM_RESP_SCRIPTING_H_
@@ -43,7 +43,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
+#include "mutex.h"
 #include "command_table.h"
 
 namespace ephpm {
@@ -99,7 +99,7 @@ class Scripting {
   void Unregister(Run* run);
 
   std::atomic<int64_t> busy_threshold_ms_;
-  absl::Mutex mu_;
+  Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<const Entry>> scripts_ ABSL_GUARDED_BY(mu_);
   std::vector<Run*> running_ ABSL_GUARDED_BY(mu_);
 };
