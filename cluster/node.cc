@@ -391,6 +391,7 @@ Routed<DelExReply> ClusterNode::RouteDelEx(std::string_view key, const ValueCond
 bool ClusterNode::SameOwner(const std::vector<std::string_view>& keys) {
   return impl_->SameOwner(keys);
 }
+std::string ClusterNode::RemoteOwner(std::string_view key) { return impl_->RemoteOwner(key); }
 
 }  // namespace cluster
 }  // namespace ephpm

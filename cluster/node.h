@@ -156,6 +156,7 @@ class ClusterNode final : public Replicator {
                                     const SetOptions& options) override;
   Routed<DelExReply> RouteDelEx(std::string_view key, const ValueCondition& condition) override;
   bool SameOwner(const std::vector<std::string_view>& keys) override;
+  std::string RemoteOwner(std::string_view key) override;
 
 #ifdef EPHPM_CLUSTER_TEST_HOOKS
   // Test builds only: drop every frame to and from `peer` (a partition).

@@ -84,6 +84,7 @@ class ClusterNode::Impl {
   bool Ready() const;
   std::string OwnerOf(std::string_view key) const;
   bool SameOwner(const std::vector<std::string_view>& keys) const;
+  std::string RemoteOwner(std::string_view key) const;
   Routed<SetNxOutcome> RouteSetNx(std::string_view key, std::string_view value, int64_t ttl_ms);
   Routed<SetNxOutcome> RouteSetNxEphemeral(std::string_view key, std::string_view value,
                                            int64_t ttl_ms);

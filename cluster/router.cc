@@ -81,6 +81,11 @@ std::string ClusterNode::Impl::OwnerOf(std::string_view key) const {
   return view->alive[OwnerIndex(key, view->alive.size())].id;
 }
 
+std::string ClusterNode::Impl::RemoteOwner(std::string_view key) const {
+  const Placement p = Place(key);
+  return p.kind == Placement::Kind::kRemote ? p.address : std::string();
+}
+
 bool ClusterNode::Impl::SameOwner(const std::vector<std::string_view>& keys) const {
   auto view = std::atomic_load(&view_);
   if (view->alive.size() <= 1 || keys.empty()) return true;

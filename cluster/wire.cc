@@ -104,7 +104,7 @@ bool Reader::Member(MemberRecord* m) {
 bool Reader::Mut(Mutation* m) {
   uint8_t kind = 0, type = 0, compressed = 0, flags = 0;
   if (!U8(&kind) || kind > static_cast<uint8_t>(Mutation::Kind::kFlush)) return false;
-  if (!Str(&m->key) || !U8(&type) || type > static_cast<uint8_t>(ValueType::kHash)) return false;
+  if (!Str(&m->key) || !U8(&type) || type > static_cast<uint8_t>(kLastValueType)) return false;
   if (!Str(&m->value) || !U8(&compressed) || !U64(&m->original_size) || !I64(&m->expires_at_ms) ||
       !U64(&m->stamp.hlc) || !U64(&m->stamp.node) || !U8(&flags) ||
       (flags & ~(kMutPinned | kMutEphemeral | kMutFenced)) != 0) {

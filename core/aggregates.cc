@@ -127,17 +127,17 @@ bool ZSetPut(ZSetValue* z, std::string_view m, double score) {
   if (it != z->scores.end()) {
     if (it->second == score) return false;
     // Insert the new position first: if that throws, nothing changed.
-    z->order.insert({score, it->first});
-    z->order.erase({it->second, it->first});
+    const std::string_view member(it->first);
+    z->order.insert({score, member});
+    z->order.erase({it->second, member});
     it->second = score;
     return false;
   }
-  std::string member(m);
-  z->order.insert({score, member});
+  auto added = z->scores.emplace(std::string(m), score).first;
   try {
-    z->scores.emplace(std::move(member), score);
+    z->order.insert({score, std::string_view(added->first)});
   } catch (...) {
-    z->order.erase({score, std::string(m)});
+    z->scores.erase(added);
     throw;
   }
   return true;
@@ -146,7 +146,7 @@ bool ZSetPut(ZSetValue* z, std::string_view m, double score) {
 bool ZSetRemove(ZSetValue* z, std::string_view m) {
   auto it = z->scores.find(m);
   if (it == z->scores.end()) return false;
-  z->order.erase({it->second, it->first});
+  z->order.erase({it->second, std::string_view(it->first)});
   z->scores.erase(it);
   return true;
 }

@@ -74,23 +74,32 @@ inline uint64_t SetMemberMem(size_t len) { return kSetMemberOverhead + len; }
 
 // Ordered by (score, member bytes), as Redis's skiplist; the tree keeps
 // subtree sizes, so a rank is O(log n) both ways (ZRANK, ZRANGE by index).
-using ZOrder = __gnu_pbds::tree<std::pair<double, std::string>, __gnu_pbds::null_type,
-                                std::less<std::pair<double, std::string>>,
+// The tree's members are views of the keys of `scores`, whose nodes do not
+// move: a member's bytes are kept once, and finding or erasing a tree node
+// allocates nothing.
+using ZOrder = __gnu_pbds::tree<std::pair<double, std::string_view>, __gnu_pbds::null_type,
+                                std::less<std::pair<double, std::string_view>>,
                                 __gnu_pbds::rb_tree_tag,
                                 __gnu_pbds::tree_order_statistics_node_update>;
 
 struct ZSetValue {
-  absl::flat_hash_map<std::string, double, FieldHash, FieldEq> scores;
+  ZSetValue() = default;
+  // `order` refers into `scores`: a copy would refer into the original.
+  ZSetValue(const ZSetValue&) = delete;
+  ZSetValue& operator=(const ZSetValue&) = delete;
+
+  absl::node_hash_map<std::string, double, FieldHash, FieldEq> scores;
   ZOrder order;
 
   size_t size() const { return scores.size(); }
 };
 
-// A member is kept twice (map and tree) with its score, plus a tree node.
-constexpr uint64_t kZSetMemberOverhead =
-    sizeof(std::pair<const std::string, double>) + sizeof(std::pair<double, std::string>) +
-    4 * sizeof(void*) + 2;
-inline uint64_t ZSetMemberMem(size_t len) { return kZSetMemberOverhead + 2 * len; }
+// A member is kept once (a map node) with its score, plus a tree node
+// holding the score and a view of it.
+constexpr uint64_t kZSetMemberOverhead = sizeof(std::pair<const std::string, double>) +
+                                         sizeof(std::pair<double, std::string_view>) +
+                                         5 * sizeof(void*) + 2;
+inline uint64_t ZSetMemberMem(size_t len) { return kZSetMemberOverhead + len; }
 
 // ---- encodings (aggregates.cc) ---------------------------------------------
 

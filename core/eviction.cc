@@ -33,8 +33,8 @@ bool Store::Impl::NeverFits(uint64_t new_mem, uint64_t old_pinned) const {
 bool Store::Impl::EvictFor(uint64_t bytes) {
   uint64_t freed = 0;
   size_t empty_visits = 0;
-  while (freed < bytes && empty_visits <= shard_mask_) {
-    Shard& s = shards_[next_evict_shard_.fetch_add(1, std::memory_order_relaxed) & shard_mask_];
+  while (freed < bytes && empty_visits < total_shards_) {
+    Shard& s = shards_[next_evict_shard_.fetch_add(1, std::memory_order_relaxed) % total_shards_];
     const uint64_t got = EvictOneFrom(s);
     if (got == 0) {
       ++empty_visits;
@@ -83,7 +83,7 @@ uint64_t Store::Impl::EvictOneFrom(Shard& s) {
       if (s.has_evict_cursor) s.evict_cursor = it->first;
       freed = victim->second.mem_size;
       // Eviction is this node's own decision: logged, not replicated.
-      LogRemovalLocked(victim->first);
+      LogRemovalLocked(s, victim->first);
       RemoveLocked(s, victim);
       s.evicted.fetch_add(1, std::memory_order_relaxed);
     }

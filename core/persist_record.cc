@@ -49,6 +49,9 @@ constexpr uint8_t kFlagPinned = 2;
 // A u64 fence (Mutation::fence) follows the fixed part, before the key.
 // Written only when the fence is set, so older files read the same.
 constexpr uint8_t kFlagFence = 4;
+// A u32 database (Mutation::db) follows, after the fence if any.  Written
+// only for a database other than 0, so older files read the same.
+constexpr uint8_t kFlagDb = 8;
 
 void PutLe(uint64_t v, int bytes, std::string* out) {
   char b[8];
@@ -69,7 +72,7 @@ uint32_t LengthCheck(const char* len4) { return static_cast<uint32_t>(XXH3_64bit
 void EncodeRecord(const Mutation& m, std::string* out) {
   // The store caps keys and values far below 4 GiB (max_value_size), so the
   // body length always fits its u32.
-  const uint64_t fence_len = m.fence != 0 ? 8 : 0;
+  const uint64_t fence_len = (m.fence != 0 ? 8 : 0) + (m.db != 0 ? 4 : 0);
   const uint64_t body = kFixedBody + fence_len + m.key.size() + m.value.size();
   const size_t start = out->size();
   out->reserve(start + kHeader + body + kTrailer);
@@ -80,13 +83,15 @@ void EncodeRecord(const Mutation& m, std::string* out) {
   out->push_back(static_cast<char>(m.type));
   out->push_back(static_cast<char>((m.compressed ? kFlagCompressed : 0) |
                                     (m.pinned ? kFlagPinned : 0) |
-                                    (m.fence != 0 ? kFlagFence : 0)));
+                                    (m.fence != 0 ? kFlagFence : 0) |
+                                    (m.db != 0 ? kFlagDb : 0)));
   PutLe(static_cast<uint64_t>(m.expires_at_ms), 8, out);
   PutLe(m.original_size, 8, out);
   PutLe(m.stamp.hlc, 8, out);
   PutLe(m.stamp.node, 8, out);
   PutLe(m.key.size(), 4, out);
   if (m.fence != 0) PutLe(m.fence, 8, out);
+  if (m.db != 0) PutLe(m.db, 4, out);
   out->append(m.key.data(), m.key.size());
   out->append(m.value.data(), m.value.size());
   PutLe(XXH3_64bits(out->data() + body_start, body), 8, out);
@@ -112,10 +117,11 @@ Decoded DecodeRecord(std::string_view in, Mutation* m, size_t* consumed) {
   const uint8_t type = static_cast<uint8_t>(b[1]);
   const uint8_t flags = static_cast<uint8_t>(b[2]);
   const uint64_t key_len = GetLe(b + 35, 4);
-  const uint64_t fence_len = (flags & kFlagFence) != 0 ? 8 : 0;
+  const uint64_t fence_len =
+      ((flags & kFlagFence) != 0 ? 8 : 0) + ((flags & kFlagDb) != 0 ? 4 : 0);
   if (kind < 1 || kind > static_cast<uint8_t>(Mutation::Kind::kFenceMark) + 1 ||
       type > static_cast<uint8_t>(kLastValueType) ||
-      (flags & ~(kFlagCompressed | kFlagPinned | kFlagFence)) != 0 ||
+      (flags & ~(kFlagCompressed | kFlagPinned | kFlagFence | kFlagDb)) != 0 ||
       body - kFixedBody < fence_len || key_len > body - kFixedBody - fence_len) {
     return Decoded::kCorrupt;
   }
@@ -127,7 +133,10 @@ Decoded DecodeRecord(std::string_view in, Mutation* m, size_t* consumed) {
   m->original_size = GetLe(b + 11, 8);
   m->stamp.hlc = GetLe(b + 19, 8);
   m->stamp.node = GetLe(b + 27, 8);
-  m->fence = fence_len != 0 ? GetLe(b + kFixedBody, 8) : 0;
+  m->fence = (flags & kFlagFence) != 0 ? GetLe(b + kFixedBody, 8) : 0;
+  m->db = (flags & kFlagDb) != 0
+              ? static_cast<uint32_t>(GetLe(b + kFixedBody + ((flags & kFlagFence) != 0 ? 8 : 0), 4))
+              : 0;
   const char* key = b + kFixedBody + fence_len;
   m->key = std::string_view(key, key_len);
   m->value = std::string_view(key + key_len, body - kFixedBody - fence_len - key_len);

@@ -55,10 +55,21 @@ void Store::Impl::LogLocked(const Mutation& m) {
 }
 
 void Store::Impl::ApplyRecovered(const Mutation& m) {
+  if (m.db >= options_.databases) {
+    // As Redis with an RDB of more databases than it has: refuse to start
+    // rather than drop the keys.
+    if (load_error_.empty()) {
+      load_error_ = "the data dir holds keys of database " + std::to_string(m.db) +
+                    ", but this store has " + std::to_string(options_.databases) +
+                    " databases (raise --databases)";
+    }
+    return;
+  }
   if (m.kind == Mutation::Kind::kFlush) {
     FlushAll(m);
     return;
   }
+  Store::DatabaseScope scope(this, m.db);
   if (m.kind == Mutation::Kind::kFenceMark) {
     // A key-less mark is the fence clock's; "floor" is the fence floor.
     if (m.key == kFloorMarkKey) {
@@ -141,7 +152,7 @@ void Store::Impl::SnapshotWalk(absl::FunctionRef<void(const Mutation&)> emit) co
     if (m.fence != 0) emit(m);
   }
   std::vector<Copied> copied;
-  for (size_t i = 0; i <= shard_mask_; ++i) {
+  for (size_t i = 0; i < total_shards_; ++i) {
     copied.clear();
     {
       Shard& s = shards_[i];
@@ -191,6 +202,7 @@ void Store::Impl::SnapshotWalk(absl::FunctionRef<void(const Mutation&)> emit) co
       m.expires_at_ms = c.expires_at_ms;
       m.stamp = c.stamp;
       m.fence = c.fence;
+      m.db = DbOf(shards_[i]);
       emit(m);
     }
   }
@@ -204,11 +216,16 @@ bool Store::Impl::OpenPersistence(std::string* error) {
   engine_ = persist::Engine::Open(
       eo, [this](const Mutation& m) { ApplyRecovered(m); }, &stats, error);
   if (engine_ == nullptr) return false;
+  if (!load_error_.empty()) {
+    *error = load_error_;
+    engine_.reset();
+    return false;
+  }
   RemoveExpiredAfterLoad();
   load_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
                  std::chrono::steady_clock::now() - start)
                  .count();
-  loaded_keys_ = DbSize();
+  loaded_keys_ = Stats().keys;
   engine_->SetSnapshotSource(
       [this](absl::FunctionRef<void(const Mutation&)> emit) { SnapshotWalk(emit); });
   return true;
@@ -262,6 +279,10 @@ CheckDataReport CheckData(const std::string& data_dir) {
           [&](const Mutation& m) { impl->ApplyRecovered(m); },
           &stats, &error)) {
     r.error = error;
+    return r;
+  }
+  if (!impl->load_error_.empty()) {
+    r.error = impl->load_error_;
     return r;
   }
   r.ok = true;

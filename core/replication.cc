@@ -221,7 +221,7 @@ void Store::Impl::ForgetLocal(std::string_view key, const Stamp& stamp) {
   auto it = s.map.find(hk);
   if (it != s.map.end() && it->second.stamp == stamp) {
     RemoveLocked(s, it);
-    LogRemovalLocked(key);  // the key is absent again
+    LogRemovalLocked(s, key);  // the key is absent again
     w.changed = true;
   }
   auto t = s.tombstones.find(hk);
@@ -313,7 +313,9 @@ void Store::Impl::PublishLocked(Shard& s, Mutation::Kind kind, std::string_view 
   m.kind = kind;
   m.key = key;
   m.fence = fence;
-  if (options_.replicator != nullptr) {
+  m.db = DbOf(s);
+  // A cluster has database 0 only (RESP refuses SELECT there).
+  if (options_.replicator != nullptr && m.db == 0) {
     m.stamp = options_.replicator->NextStamp();
     const bool tentative = options_.replicator->Tentative();
     if (e != nullptr) {
@@ -326,7 +328,7 @@ void Store::Impl::PublishLocked(Shard& s, Mutation::Kind kind, std::string_view 
   }
   std::string encoded;
   if (e != nullptr) DescribeEntry(*e, &m, &encoded);
-  if (options_.replicator != nullptr) options_.replicator->Publish(m);
+  if (options_.replicator != nullptr && m.db == 0) options_.replicator->Publish(m);
   if (engine_ == nullptr || !log || (e != nullptr && e->ephemeral)) return;
   if (kind == Mutation::Kind::kExpire) m.value = {};  // the log's expire is the expiry alone
   LogLocked(m);

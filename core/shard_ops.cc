@@ -111,6 +111,9 @@ void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* fr
   }
   e.value = std::move(from->value);
   e.hash = std::move(from->hash);  // a string replaces a hash, as SET does
+  e.list = std::move(from->list);
+  e.set = std::move(from->set);
+  e.zset = std::move(from->zset);
   e.original_size = from->original_size;
   e.compressed = from->compressed;
   e.type = from->type;

@@ -36,6 +36,9 @@ std::string ValidateOptions(const StoreOptions& o) {
   if (o.shards == 0 || o.shards > 65536 || (o.shards & (o.shards - 1)) != 0) {
     return "shards must be a power of two between 1 and 65536";
   }
+  if (o.databases == 0 || o.databases > 1024 || o.shards * o.databases > 65536) {
+    return "databases must be between 1 and 1024, with shards * databases at most 65536";
+  }
   if (o.eviction_samples == 0 || o.eviction_samples > 64) {
     return "eviction_samples must be between 1 and 64";
   }
@@ -378,6 +381,65 @@ Status Store::HIncrByFloat(std::string_view key, std::string_view field, long do
                   [&] { return impl_->HIncrByFloat(key, field, delta, result); });
 }
 
+// --- sorted sets ---
+
+Status Store::ZAdd(std::string_view key,
+                   const std::vector<std::pair<double, std::string_view>>& pairs, unsigned flags,
+                   int64_t* count, std::optional<double>* score) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->ZAdd(key, pairs, flags, count, score); });
+}
+
+Status Store::ZRem(std::string_view key, const std::vector<std::string_view>& members,
+                   int64_t* removed) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ZRem(key, members, removed); });
+}
+
+Status Store::ZScore(std::string_view key, std::string_view member, double* score) const {
+  return impl_->ZScore(key, member, score);
+}
+
+Status Store::ZMScore(std::string_view key, const std::vector<std::string_view>& members,
+                      std::vector<std::optional<double>>* scores) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ZMScore(key, members, scores); });
+}
+
+Status Store::ZCard(std::string_view key, int64_t* count) const {
+  return impl_->ZCard(key, count);
+}
+
+Status Store::ZRank(std::string_view key, std::string_view member, bool reverse,
+                    int64_t* rank) const {
+  return impl_->ZRank(key, member, reverse, rank);
+}
+
+Status Store::ZRange(std::string_view key, const ZRangeSpec& spec, ZMembers* out) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ZRange(key, spec, out); });
+}
+
+Status Store::ZCount(std::string_view key, const ZRangeSpec& spec, int64_t* count) const {
+  return impl_->ZCount(key, spec, count);
+}
+
+Status Store::ZRemRange(std::string_view key, const ZRangeSpec& spec, int64_t* removed) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ZRemRange(key, spec, removed); });
+}
+
+Status Store::ZPop(std::string_view key, bool max, int64_t count, ZMembers* out) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ZPop(key, max, count, out); });
+}
+
+Status Store::ZRandMember(std::string_view key, int64_t count, ZMembers* out) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ZRandMember(key, count, out); });
+}
+
+Status Store::ZStore(std::string_view dst, const std::vector<std::string_view>& keys,
+                     const std::vector<double>& weights, ZAggregate aggregate, ZStoreOp op,
+                     int64_t* size) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->ZStore(dst, keys, weights, aggregate, op, size); });
+}
+
 Status Store::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions,
                          bool* applied) {
   return OomGuard(Status::kOutOfMemory,
@@ -443,6 +505,37 @@ Status Store::Atomically(const std::vector<std::string_view>& keys, bool all_sha
   // No OomGuard here: fn's own store calls are guarded, and an exception fn
   // lets out is the caller's.
   return impl_->Atomically(keys, all_shards, fn);
+}
+
+Status Store::AtomicallyIn(const std::vector<std::pair<uint32_t, std::string_view>>& keys,
+                           const std::vector<uint32_t>& whole_databases,
+                           absl::FunctionRef<void()> fn) {
+  return impl_->AtomicallyIn(keys, whole_databases, fn);
+}
+
+Store::DatabaseScope::DatabaseScope(const Store& store, uint32_t db)
+    : DatabaseScope(store.impl_.get(), db) {}
+
+Store::DatabaseScope::DatabaseScope(const void* impl, uint32_t db)
+    : prev_store_(db_scope::store), prev_db_(db_scope::db) {
+  db_scope::store = impl;
+  db_scope::db = db;
+}
+
+Store::DatabaseScope::~DatabaseScope() {
+  db_scope::store = prev_store_;
+  db_scope::db = prev_db_;
+}
+
+Status Store::Move(std::string_view key, uint32_t to_db, bool* moved) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->Move(key, to_db, moved); });
+}
+
+Status Store::FlushEveryDatabase() {
+  return OomGuard(Status::kOutOfMemory, [&] {
+    impl_->FlushEveryDatabase();
+    return Status::kOk;
+  });
 }
 
 Status Store::Watch(std::string_view key, uint64_t* touched) {

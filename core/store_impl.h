@@ -42,6 +42,15 @@
 
 namespace ephpm {
 
+// The database the calling thread addresses on one store
+// (Store::DatabaseScope); 0 on any other store.
+namespace db_scope {
+inline thread_local const void* store = nullptr;
+inline thread_local uint32_t db = 0;
+inline uint32_t Current(const void* impl) { return store == impl ? db : 0; }
+}  // namespace db_scope
+
+
 // The key of the log's kFenceMark that carries the fence floor (a key-less
 // one carries the fence clock's mark).
 inline constexpr std::string_view kFloorMarkKey = "floor";
@@ -88,11 +97,12 @@ class Store::Impl {
   void LogLocked(const Mutation& m);
   // Logs the removal of `key` by this node alone (eviction, a forgotten
   // tentative write), which the replicator is not told of.
-  void LogRemovalLocked(std::string_view key) {
+  void LogRemovalLocked(const Shard& s, std::string_view key) {
     if (engine_ == nullptr) return;
     Mutation m;
     m.kind = Mutation::Kind::kDelete;
     m.key = key;
+    m.db = DbOf(s);
     LogLocked(m);
   }
   // Applies a record a start loads: as it says, whatever is there (no
@@ -249,6 +259,39 @@ class Store::Impl {
   Status HIncrByFloat(std::string_view key, std::string_view field, long double delta,
                       std::string* result);
 
+  // --- sorted sets (store_zsets.cc) ----------------------------------------
+
+  using ZMembers = Store::ZMembers;
+  using ZRangeSpec = Store::ZRangeSpec;
+  Status ZAdd(std::string_view key, const std::vector<std::pair<double, std::string_view>>& pairs,
+              unsigned flags, int64_t* count, std::optional<double>* score);
+  Status ZRem(std::string_view key, const std::vector<std::string_view>& members,
+              int64_t* removed);
+  // Runs `read` on the live sorted set at key (nullptr when missing), under
+  // the shared lock.  kWrongType for another type.
+  template <typename Read>
+  Status ReadZSet(std::string_view key, Read read) const;
+  Status ZScore(std::string_view key, std::string_view member, double* score) const;
+  Status ZMScore(std::string_view key, const std::vector<std::string_view>& members,
+                 std::vector<std::optional<double>>* scores) const;
+  Status ZCard(std::string_view key, int64_t* count) const;
+  Status ZRank(std::string_view key, std::string_view member, bool reverse, int64_t* rank) const;
+  Status ZRange(std::string_view key, const ZRangeSpec& spec, ZMembers* out) const;
+  Status ZCount(std::string_view key, const ZRangeSpec& spec, int64_t* count) const;
+  Status ZRemRange(std::string_view key, const ZRangeSpec& spec, int64_t* removed);
+  Status ZPop(std::string_view key, bool max, int64_t count, ZMembers* out);
+  Status ZRandMember(std::string_view key, int64_t count, ZMembers* out) const;
+  Status ZStore(std::string_view dst, const std::vector<std::string_view>& keys,
+                const std::vector<double>& weights, Store::ZAggregate aggregate,
+                Store::ZStoreOp op, int64_t* size);
+  // Removes the members at ascending ranks [first, last) of the live sorted
+  // set at `it` (key `key`), copying them into *out first when out is set;
+  // deletes the key when it empties.  Nothing is allocated once a member is
+  // removed.
+  void ZRemoveRanksLocked(Shard& s, Map::iterator it, std::string_view key, size_t first,
+                          size_t last, bool descending, ZMembers* out, bool* changed)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
   // --- expiry -------------------------------------------------------------
 
   Status Expire(std::string_view key, int64_t ttl_ms, bool* applied);
@@ -305,6 +348,13 @@ class Store::Impl {
 
   Status Atomically(const std::vector<std::string_view>& keys, bool all_shards,
                     absl::FunctionRef<void()> fn) ABSL_NO_THREAD_SAFETY_ANALYSIS;
+  Status AtomicallyIn(const std::vector<std::pair<uint32_t, std::string_view>>& keys,
+                      const std::vector<uint32_t>& whole_databases, absl::FunctionRef<void()> fn)
+      ABSL_NO_THREAD_SAFETY_ANALYSIS;
+  Status Move(std::string_view key, uint32_t to_db, bool* moved);
+  void FlushEveryDatabase();
+  // A record of a database this store does not have, met while loading.
+  std::string load_error_;
   Status Watch(std::string_view key, uint64_t* touched);
   Status WatchedChanged(std::string_view key, uint64_t touched, bool* changed) const;
   void Unwatch(std::string_view key);
@@ -392,7 +442,16 @@ class Store::Impl {
   bool KeyOk(std::string_view key) const { return key.size() <= kMaxKeySize; }
   bool ValueOk(std::string_view v) const { return v.size() <= options_.max_value_size; }
   bool lru() const { return options_.eviction == EvictionPolicy::kAllKeysLru; }
-  Shard& ShardFor(const HashedKey& hk) const { return shards_[hk.shard_hash & shard_mask_]; }
+  Shard& ShardFor(const HashedKey& hk) const {
+    return shards_[DbBase() + (hk.shard_hash & shard_mask_)];
+  }
+  // Databases: database d owns shards_[d * (shard_mask_ + 1)] onwards.  The
+  // database of a call is the calling thread's Store::DatabaseScope for
+  // this store, else 0.
+  size_t DbBase() const { return db_scope::Current(this) * (shard_mask_ + 1); }
+  uint32_t DbOf(const Shard& s) const {
+    return static_cast<uint32_t>(IndexOf(&s) / (shard_mask_ + 1));
+  }
   size_t IndexOf(const Shard* s) const { return static_cast<size_t>(s - shards_.get()); }
 
   // The clock is read only when the answer depends on it.
@@ -787,6 +846,7 @@ class Store::Impl {
   const StoreOptions options_;
   const Clock* const clock_;
   const size_t shard_mask_;
+  const size_t total_shards_;  // shard_mask_ + 1 per database
   const std::unique_ptr<Shard[]> shards_;
   std::atomic<uint64_t> used_{0};
   // The parts of used_ that eviction cannot remove: pinned entries (live or

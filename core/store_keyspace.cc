@@ -103,8 +103,9 @@ Status Store::Impl::Pttl(std::string_view key, int64_t* ttl_ms) const {
 
 Status Store::Impl::Keys(std::string_view pattern, std::vector<std::string>* out) const {
   const bool all = pattern == "*";
+  const size_t base = DbBase();
   for (size_t i = 0; i <= shard_mask_; ++i) {
-    Shard& s = shards_[i];
+    Shard& s = shards_[base + i];
     ReaderLock l(&s.mu);
     const int64_t now = clock_->NowMs();
     for (const auto& [k, e] : s.map) {
@@ -117,8 +118,9 @@ Status Store::Impl::Keys(std::string_view pattern, std::vector<std::string>* out
 
 uint64_t Store::Impl::DbSize() const {
   uint64_t n = 0;
+  const size_t base = DbBase();
   for (size_t i = 0; i <= shard_mask_; ++i) {
-    Shard& s = shards_[i];
+    Shard& s = shards_[base + i];
     ReaderLock l(&s.mu);
     n += LiveCountLocked(s, clock_->NowMs());
   }
@@ -128,12 +130,25 @@ uint64_t Store::Impl::DbSize() const {
 void Store::Impl::Flush() {
   Mutation m;
   m.kind = Mutation::Kind::kFlush;
-  if (options_.replicator != nullptr) m.stamp = options_.replicator->NextStamp();
+  m.db = db_scope::Current(this);
+  const bool replicated = options_.replicator != nullptr && m.db == 0;
+  if (replicated) m.stamp = options_.replicator->NextStamp();
   FlushAll(m);
-  if (options_.replicator != nullptr) options_.replicator->Publish(m);
+  if (replicated) options_.replicator->Publish(m);
+}
+
+void Store::Impl::FlushEveryDatabase() {
+  // A database at a time, each one step with its log record (every shard of
+  // every database at once would be more locks than any tool tracks).
+  for (uint32_t d = 0; d < options_.databases; ++d) {
+    Store::DatabaseScope scope(this, d);
+    Flush();
+  }
 }
 
 void Store::Impl::FlushAll(const Mutation& m) {
+  // m's database: its shards.
+  Shard* const base = &shards_[static_cast<size_t>(m.db) * (shard_mask_ + 1)];
   if (engine_ == nullptr) {
     // Without a log nothing needs one instant: a shard at a time.  (Every
     // shard locked at once is also more locks than ThreadSanitizer's
@@ -141,11 +156,11 @@ void Store::Impl::FlushAll(const Mutation& m) {
     // of a logged flush under TSan uses fewer shards.)
     if (!m.stamp.empty()) RaiseFlushStamp(m.stamp);
     for (size_t i = 0; i <= shard_mask_; ++i) {
-      ShardWrite w(&shards_[i]);
+      ShardWrite w(&base[i]);
       if (m.stamp.empty()) {
-        ClearShardLocked(shards_[i]);
+        ClearShardLocked(base[i]);
       } else {
-        ClearOlderThanLocked(shards_[i], m.stamp);
+        ClearOlderThanLocked(base[i], m.stamp);
       }
       w.changed = true;
     }
@@ -153,7 +168,7 @@ void Store::Impl::FlushAll(const Mutation& m) {
   }
   std::vector<Shard*> all;
   all.reserve(shard_mask_ + 1);
-  for (size_t i = 0; i <= shard_mask_; ++i) all.push_back(&shards_[i]);
+  for (size_t i = 0; i <= shard_mask_; ++i) all.push_back(&base[i]);
   {
     // Every shard at once, with the record logged inside: a write to any
     // shard is then either before the flush in both the store and the log,
@@ -212,6 +227,22 @@ Status Store::Impl::Rename(std::string_view src, std::string_view dst, bool only
   });
 }
 
+Status Store::Impl::Move(std::string_view key, uint32_t to_db, bool* moved) {
+  *moved = false;
+  if (!KeyOk(key) || to_db >= options_.databases) return Status::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  Shard& a = ShardFor(hk);
+  Shard& b = shards_[to_db * (shard_mask_ + 1) + (hk.shard_hash & shard_mask_)];
+  if (&a == &b) return Status::kInvalidArgument;
+  return WithEviction<Status>([&](uint64_t* shortfall) {
+    PairWrite w(this, &a, &b);
+    const Status st = RenameLocked(a, b, hk, hk, /*only_if_absent=*/true, moved, shortfall,
+                                   &w.changed_a);
+    w.changed_b = w.changed_a;
+    return st == Status::kNotFound ? Status::kOk : st;
+  });
+}
+
 Status Store::Impl::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions,
                                bool* applied) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
@@ -237,7 +268,7 @@ Status Store::Impl::RandomKey(std::string* key) const {
   const size_t n = shard_mask_ + 1;
   const size_t start = rng() & shard_mask_;
   for (size_t k = 0; k < n; ++k) {
-    Shard& s = shards_[(start + k) & shard_mask_];
+    Shard& s = shards_[DbBase() + ((start + k) & shard_mask_)];
     ReaderLock l(&s.mu);
     const int64_t now = clock_->NowMs();
     const size_t size = s.map.size();
@@ -265,9 +296,10 @@ Status Store::Impl::Scan(uint64_t cursor, std::string_view pattern, size_t count
   *next = 0;
   if (cursor > shard_mask_) return Status::kOk;
   size_t visited = 0;
+  const size_t base = DbBase();
   for (uint64_t i = cursor; i <= shard_mask_; ++i) {
     {
-      Shard& s = shards_[i];
+      Shard& s = shards_[base + i];
       ReaderLock l(&s.mu);
       const int64_t now = clock_->NowMs();
       for (const auto& [k, e] : s.map) {
@@ -373,8 +405,10 @@ Status Store::Impl::Inspect(std::string_view key, EntryInfo* info) const {
 StoreStats Store::Impl::Stats() const {
   StoreStats st;
   st.memory_limit = options_.memory_limit;
-  for (size_t i = 0; i <= shard_mask_; ++i) {
+  st.databases.resize(options_.databases);
+  for (size_t i = 0; i < total_shards_; ++i) {
     Shard& s = shards_[i];
+    StoreStats::Database& db = st.databases[DbOf(s)];
     st.hits += s.hits.load(std::memory_order_relaxed);
     st.misses += s.misses.load(std::memory_order_relaxed);
     st.expired += s.expired.load(std::memory_order_relaxed);
@@ -384,6 +418,8 @@ StoreStats Store::Impl::Stats() const {
     const uint64_t live = LiveCountLocked(s, now);
     st.keys += live;
     st.keys_with_ttl += s.ttl.size() - (s.map.size() - live);
+    db.keys += live;
+    db.keys_with_ttl += s.ttl.size() - (s.map.size() - live);
     st.compressed_values += s.compressed_values;
     st.compressed_original_bytes += s.compressed_original;
     st.compressed_stored_bytes += s.compressed_stored;
@@ -450,7 +486,7 @@ Status Store::Impl::RenameLocked(Shard& a, Shard& b, const HashedKey& hs, const 
   auto src = a.map.find(hs);  // again: the reap of dst may share the table
   *renamed = false;
   if (src == a.map.end()) return Status::kNotFound;
-  if (hs.key == hd.key) {  // Redis: RENAME k k is OK, RENAMENX k k is 0
+  if (hs.key == hd.key && &a == &b) {  // Redis: RENAME k k is OK, RENAMENX k k is 0
     *renamed = !only_if_absent;
     return Status::kOk;
   }

@@ -8,21 +8,31 @@
 namespace ephpm {
 
 Status Store::Impl::Atomically(const std::vector<std::string_view>& keys, bool all_shards,
-                               absl::FunctionRef<void()> fn) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                               absl::FunctionRef<void()> fn) {
+  const uint32_t db = db_scope::Current(this);
+  std::vector<std::pair<uint32_t, std::string_view>> in_db;
+  in_db.reserve(keys.size());
+  for (std::string_view k : keys) in_db.emplace_back(db, k);
+  return AtomicallyIn(in_db, all_shards ? std::vector<uint32_t>{db} : std::vector<uint32_t>{}, fn);
+}
+
+Status Store::Impl::AtomicallyIn(const std::vector<std::pair<uint32_t, std::string_view>>& keys,
+                                 const std::vector<uint32_t>& whole_databases,
+                                 absl::FunctionRef<void()> fn) {
   if (section::Active()) return Status::kInvalidArgument;  // sections do not nest
+  const size_t per_db = shard_mask_ + 1;
   std::vector<size_t> idx;
-  if (all_shards) {
-    idx.reserve(shard_mask_ + 1);
-    for (size_t i = 0; i <= shard_mask_; ++i) idx.push_back(i);
-  } else {
-    idx.reserve(keys.size());
-    for (std::string_view k : keys) {
-      if (!KeyOk(k)) return Status::kInvalidArgument;
-      idx.push_back(HashKey(k).shard_hash & shard_mask_);
-    }
-    std::sort(idx.begin(), idx.end());
-    idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+  idx.reserve(keys.size() + whole_databases.size() * per_db);
+  for (uint32_t d : whole_databases) {
+    if (d >= options_.databases) return Status::kInvalidArgument;
+    for (size_t i = 0; i < per_db; ++i) idx.push_back(d * per_db + i);
   }
+  for (const auto& [d, k] : keys) {
+    if (!KeyOk(k) || d >= options_.databases) return Status::kInvalidArgument;
+    idx.push_back(d * per_db + (HashKey(k).shard_hash & shard_mask_));
+  }
+  std::sort(idx.begin(), idx.end());
+  idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
   // Shards are one array: index order is address order, which is the
   // order section::Holds searches.
   std::vector<const SharedMutex*> held;

@@ -12,7 +12,8 @@ Store::Impl::Impl(const StoreOptions& o)
     : options_(o),
       clock_(o.clock != nullptr ? o.clock : SystemClock()),
       shard_mask_(o.shards - 1),
-      shards_(new Shard[o.shards]) {}
+      total_shards_(o.shards * o.databases),
+      shards_(new Shard[o.shards * o.databases]) {}
 
 void Store::Impl::StartSweeper() {
   if (options_.sweep_interval_ms > 0) sweeper_ = std::thread([this] { SweepLoop(); });
@@ -34,7 +35,7 @@ Store::Impl::~Impl() {
 
 size_t Store::Impl::Sweep(size_t budget, bool* more) {
   size_t total = 0;
-  for (size_t i = 0; i <= shard_mask_; ++i) {
+  for (size_t i = 0; i < total_shards_; ++i) {
     Shard& s = shards_[i];
     size_t removed = 0;
     {

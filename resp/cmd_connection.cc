@@ -31,7 +31,13 @@ void CmdSelect(Ctx& c) {
   if (db < INT32_MIN || db > INT32_MAX) {
     return c.w.Error("ERR value is out of range, value must between -2147483648 and 2147483647");
   }
-  if (db != 0) return c.w.Error("ERR DB index is out of range");
+  if (c.store->options().replicator != nullptr) {
+    return c.w.Error("ERR SELECT is not allowed in cluster mode");
+  }
+  if (db < 0 || static_cast<uint64_t>(db) >= c.store->options().databases) {
+    return c.w.Error("ERR DB index is out of range");
+  }
+  c.client->db = static_cast<uint32_t>(db);
   Ok(c);
 }
 

@@ -52,6 +52,26 @@ void CmdType(Ctx& c) {
   c.w.SimpleString(t ? TypeName(*t) : "none");
 }
 
+void CmdMove(Ctx& c) {
+  if (c.store->options().replicator != nullptr) {
+    return c.w.Error("ERR MOVE is not allowed in cluster mode");
+  }
+  int64_t db = 0;
+  if (!ParseLL(c.argv[2], &db)) return c.w.Error(kNotInteger);
+  if (db < INT32_MIN || db > INT32_MAX) {
+    return c.w.Error("ERR value is out of range, value must between -2147483648 and 2147483647");
+  }
+  if (db < 0 || static_cast<uint64_t>(db) >= c.store->options().databases) {
+    return c.w.Error("ERR DB index is out of range");
+  }
+  if (static_cast<uint32_t>(db) == c.client->db) {
+    return c.w.Error("ERR source and destination objects are the same");
+  }
+  bool moved = false;
+  if (Failed(c, c.store->Move(c.argv[1], static_cast<uint32_t>(db), &moved))) return;
+  c.w.Integer(moved ? 1 : 0);
+}
+
 namespace {
 
 void RenameGeneric(Ctx& c, bool nx) {

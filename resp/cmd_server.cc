@@ -155,9 +155,12 @@ std::string InfoText(Ctx& c, const std::vector<std::string>& asked) {
   }
   if (wants("keyspace", true)) {
     section("Keyspace");
-    if (st.keys > 0) {
-      line("db0", "keys=" + std::to_string(st.keys) + ",expires=" +
-                      std::to_string(st.keys_with_ttl) + ",avg_ttl=0");
+    for (size_t d = 0; d < st.databases.size(); ++d) {
+      if (st.databases[d].keys == 0) continue;
+      line("db" + std::to_string(d), "keys=" + std::to_string(st.databases[d].keys) +
+                                         ",expires=" +
+                                         std::to_string(st.databases[d].keys_with_ttl) +
+                                         ",avg_ttl=0");
     }
   }
   const std::string extra = c.server->ExtraInfo();
@@ -182,7 +185,8 @@ void CmdFlush(Ctx& c) {
   if (c.argv.size() == 2 && !IEq(c.argv[1], "ASYNC") && !IEq(c.argv[1], "SYNC")) {
     return c.w.Error(kSyntaxErr);
   }
-  if (Failed(c, c.store->Flush())) return;
+  const bool all = std::string_view(c.cmd->name) == "flushall";
+  if (Failed(c, all ? c.store->FlushEveryDatabase() : c.store->Flush())) return;
   Ok(c);
 }
 

@@ -101,7 +101,7 @@ const Command kCommands[] = {
     // connection and server
     {"ping", -1, kFast, 0, 0, 0, "@fast @connection", CmdPing},
     {"echo", 2, kFast, 0, 0, 0, "@fast @connection", CmdEcho},
-    {"quit", -1, kNoAuthNeeded | kFast, 0, 0, 0, "@fast @connection", CmdQuit},
+    {"quit", -1, kNoAuthNeeded | kFast | kNoQueue, 0, 0, 0, "@fast @connection", CmdQuit},
     {"select", 2, kFast, 0, 0, 0, "@keyspace @fast", CmdSelect},
     {"auth", -2, kNoAuthNeeded | kFast, 0, 0, 0, "@fast @connection", CmdAuth},
     {"hello", -1, kNoAuthNeeded | kFast, 0, 0, 0, "@fast @connection", CmdHello},
@@ -123,6 +123,12 @@ const Command kCommands[] = {
     {"flushdb", -1, kWrite, 0, 0, 0, "@keyspace @write @slow @dangerous", CmdFlush},
     {"flushall", -1, kWrite, 0, 0, 0, "@keyspace @write @slow @dangerous", CmdFlush},
     {"time", 1, kFast, 0, 0, 0, "@fast", CmdTime},
+    // transactions
+    {"multi", 1, kNoQueue | kFast, 0, 0, 0, "@fast @transaction", CmdMulti},
+    {"exec", 1, kNoQueue, 0, 0, 0, "@slow @transaction", CmdExec},
+    {"discard", 1, kNoQueue | kFast, 0, 0, 0, "@fast @transaction", CmdDiscard},
+    {"watch", -2, kNoQueue | kFast, 1, -1, 1, "@fast @transaction", CmdWatch},
+    {"unwatch", 1, kFast, 0, 0, 0, "@fast @transaction", CmdUnwatch},
     // persistence (the snapshot is both Redis's RDB save and its AOF rewrite)
     {"save", 1, kAdmin, 0, 0, 0, "@admin @slow @dangerous", CmdSave},
     {"bgsave", -1, kAdmin, 0, 0, 0, "@admin @slow @dangerous", CmdBgSave},
@@ -154,6 +160,7 @@ const Command kCommands[] = {
     {"unlink", -2, kWrite | kFast, 1, -1, 1, "@keyspace @write @fast", CmdDel},
     {"exists", -2, kReadOnly | kFast, 1, -1, 1, "@keyspace @read @fast", CmdExists},
     {"type", 2, kReadOnly | kFast, 1, 1, 1, "@keyspace @read @fast", CmdType},
+    {"move", 3, kWrite | kFast, 1, 1, 1, "@keyspace @write @fast", CmdMove},
     {"rename", 3, kWrite, 1, 2, 1, "@keyspace @write @slow", CmdRename},
     {"renamenx", 3, kWrite | kFast, 1, 2, 1, "@keyspace @write @fast", CmdRenameNx},
     {"keys", 2, kReadOnly, 0, 0, 0, "@keyspace @read @slow @dangerous", CmdKeys},
@@ -185,6 +192,34 @@ const Command kCommands[] = {
     {"hincrbyfloat", 4, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @hash @fast",
      CmdHIncrByFloat},
     {"hscan", -3, kReadOnly, 1, 1, 1, "@read @hash @slow", CmdHScan},
+    // sorted sets (ZUNIONSTORE and co. list only the destination, as Redis's
+    // legacy key range; their inputs are checked against its owner)
+    {"zadd", -4, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @sortedset @fast", CmdZAdd},
+    {"zincrby", 4, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @sortedset @fast", CmdZIncrBy},
+    {"zrem", -3, kWrite | kFast, 1, 1, 1, "@write @sortedset @fast", CmdZRem},
+    {"zscore", 3, kReadOnly | kFast, 1, 1, 1, "@read @sortedset @fast", CmdZScore},
+    {"zmscore", -3, kReadOnly | kFast, 1, 1, 1, "@read @sortedset @fast", CmdZMScore},
+    {"zcard", 2, kReadOnly | kFast, 1, 1, 1, "@read @sortedset @fast", CmdZCard},
+    {"zcount", 4, kReadOnly | kFast, 1, 1, 1, "@read @sortedset @fast", CmdZCount},
+    {"zlexcount", 4, kReadOnly | kFast, 1, 1, 1, "@read @sortedset @fast", CmdZLexCount},
+    {"zrange", -4, kReadOnly, 1, 1, 1, "@read @sortedset @slow", CmdZRange},
+    {"zrevrange", -4, kReadOnly, 1, 1, 1, "@read @sortedset @slow", CmdZRevRange},
+    {"zrangebyscore", -4, kReadOnly, 1, 1, 1, "@read @sortedset @slow", CmdZRangeByScore},
+    {"zrevrangebyscore", -4, kReadOnly, 1, 1, 1, "@read @sortedset @slow", CmdZRevRangeByScore},
+    {"zrangebylex", -4, kReadOnly, 1, 1, 1, "@read @sortedset @slow", CmdZRangeByLex},
+    {"zrevrangebylex", -4, kReadOnly, 1, 1, 1, "@read @sortedset @slow", CmdZRevRangeByLex},
+    {"zrank", 3, kReadOnly | kFast, 1, 1, 1, "@read @sortedset @fast", CmdZRank},
+    {"zrevrank", 3, kReadOnly | kFast, 1, 1, 1, "@read @sortedset @fast", CmdZRevRank},
+    {"zremrangebyrank", 4, kWrite, 1, 1, 1, "@write @sortedset @slow", CmdZRemRangeByRank},
+    {"zremrangebyscore", 4, kWrite, 1, 1, 1, "@write @sortedset @slow", CmdZRemRangeByScore},
+    {"zremrangebylex", 4, kWrite, 1, 1, 1, "@write @sortedset @slow", CmdZRemRangeByLex},
+    {"zpopmin", -2, kWrite | kFast, 1, 1, 1, "@write @sortedset @fast", CmdZPopMin},
+    {"zpopmax", -2, kWrite | kFast, 1, 1, 1, "@write @sortedset @fast", CmdZPopMax},
+    {"zrandmember", -2, kReadOnly, 1, 1, 1, "@read @sortedset @slow", CmdZRandMember},
+    {"zscan", -3, kReadOnly, 1, 1, 1, "@read @sortedset @slow", CmdZScan},
+    {"zunionstore", -4, kWrite | kDenyOom, 1, 1, 1, "@write @sortedset @slow", CmdZUnionStore},
+    {"zinterstore", -4, kWrite | kDenyOom, 1, 1, 1, "@write @sortedset @slow", CmdZInterStore},
+    {"zdiffstore", -4, kWrite | kDenyOom, 1, 1, 1, "@write @sortedset @slow", CmdZDiffStore},
     // locks (Valkey 9's DELIFEQ; ephpm's LOCK.FENCE reads a grant's fence)
     {"delifeq", 3, kWrite | kFast, 1, 1, 1, "@write @string @fast", CmdDelIfEq},
     {"lock.fence", -2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdLockFence},
@@ -253,6 +288,7 @@ using cmd::kWrite;
 using cmd::MisconfError;
 using cmd::kNoAuth;
 using cmd::kNoAuthNeeded;
+using cmd::kNoQueue;
 using cmd::Lower;
 using cmd::Table;
 
@@ -267,7 +303,7 @@ std::string ClientListLine(const ClientState& c) {
       1000;
   return "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
          " fd=-1 name=" + c.name + " age=" + std::to_string(age) +
-         " idle=0 flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 resp=2 cmd=" +
+         " idle=0 flags=N db=" + std::to_string(c.db) + " sub=0 psub=0 ssub=0 multi=-1 resp=2 cmd=" +
          (c.last_command == nullptr ? "NULL" : c.last_command) + " user=default";
 }
 
@@ -281,6 +317,14 @@ Dispatcher::~Dispatcher() = default;
 bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, std::string* out) {
   ReplyWriter w(out);
   total_commands_.fetch_add(1, std::memory_order_relaxed);
+  // Between MULTI and EXEC a command refused before it could be queued
+  // makes the transaction fail at EXEC, as in Redis.
+  const bool queuing = client->in_multi && !client->in_exec;
+  auto refuse = [&](std::string_view error) {
+    w.Error(error);
+    if (queuing) client->multi_dirty = true;
+    return false;
+  };
   const std::string name = Lower(argv[0]);
   const auto& table = Table();
   auto it = table.find(name);
@@ -290,18 +334,14 @@ bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
     if (sub == table.end()) {
       std::string upper(name);
       for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      w.Error("ERR unknown subcommand '" + std::string(CStr(argv[1], 128)) + "'. Try " + upper +
-              " HELP.");
-      return false;
+      return refuse("ERR unknown subcommand '" + std::string(CStr(argv[1], 128)) + "'. Try " +
+                    upper + " HELP.");
     }
     cmd = sub->second;
   }
   if (cmd == nullptr) {
     if (const ExtraCommand* extra = server_->FindExtraCommand(name)) {
-      if (!client->authenticated) {
-        w.Error(kNoAuth);
-        return false;
-      }
+      if (!client->authenticated) return refuse(kNoAuth);
       const std::string error = (*extra)(argv);
       if (error.empty()) {
         w.SimpleString("OK");
@@ -315,33 +355,39 @@ bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
     for (size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
       args += "'" + std::string(CStr(argv[i], 128 - args.size())) + "' ";
     }
-    w.Error("ERR unknown command '" + std::string(CStr(argv[0], 128)) +
-            "', with args beginning with: " + args);
-    return false;
+    return refuse("ERR unknown command '" + std::string(CStr(argv[0], 128)) +
+                  "', with args beginning with: " + args);
   }
   Ctx c{store_, server_, client, this, w, argv, cmd};
   const int n = static_cast<int>(argv.size());
   if ((cmd->arity > 0 && n != cmd->arity) || n < -cmd->arity) {
     ArityError(c);
+    if (queuing) client->multi_dirty = true;
     return false;
   }
-  if (!client->authenticated && !(cmd->flags & kNoAuthNeeded)) {
-    w.Error(kNoAuth);
-    return false;
-  }
+  if (!client->authenticated && !(cmd->flags & kNoAuthNeeded)) return refuse(kNoAuth);
   client->last_command = cmd->name;
-  if (cmd->first_key > 0 && !KeysShareOwner(c)) {
-    w.Error(kCrossSlot);
-    return false;
-  }
+  if (cmd->first_key > 0 && !KeysShareOwner(c)) return refuse(kCrossSlot);
   // As Redis with an AOF it cannot write: writes are refused, reads go on.
   const bool write = (cmd->flags & kWrite) != 0;
-  if (write && store_->WritesAllowed() != Status::kOk) {
-    w.Error(MisconfError(*store_));
+  if (write && store_->WritesAllowed() != Status::kOk) return refuse(MisconfError(*store_));
+  if (queuing && !(cmd->flags & kNoQueue)) {
+    client->queued.push_back(argv);
+    w.SimpleString("QUEUED");
     return false;
   }
+  client->exec_wrote = false;
+  const Store::DatabaseScope database(*store_, client->db);
   cmd->fn(c);
-  return write || c.wrote;
+  return write || client->exec_wrote;
+}
+
+void Dispatcher::Forget(ClientState* client) {
+  for (const auto& w : client->watched) {
+    const Store::DatabaseScope database(*store_, w.db);
+    store_->Unwatch(w.key);
+  }
+  client->watched.clear();
 }
 
 bool Dispatcher::WaitDurable(std::string* error) {

@@ -58,6 +58,7 @@ enum Flag : uint32_t {
   kNoAuthNeeded = 8,  // runs before AUTH (AUTH, HELLO, QUIT)
   kFast = 16,
   kAdmin = 32,
+  kNoQueue = 64,  // runs at once between MULTI and EXEC (EXEC, DISCARD, MULTI, WATCH, QUIT)
 };
 
 struct Ctx;
@@ -80,9 +81,6 @@ struct Ctx {
   ReplyWriter& w;
   Args& argv;
   const Command* cmd;
-  // Set by a command that wrote although its flags do not say so (EVAL):
-  // its reply then waits for WaitDurable like a write's.
-  bool wrote = false;
 };
 
 // The table, by lowercase name ("container|sub" for subcommands), and in the
@@ -162,6 +160,13 @@ void CmdBgSave(Ctx& c);
 void CmdBgRewriteAof(Ctx& c);
 void CmdLastSave(Ctx& c);
 
+// cmd_multi.cc
+void CmdMulti(Ctx& c);
+void CmdExec(Ctx& c);
+void CmdDiscard(Ctx& c);
+void CmdWatch(Ctx& c);
+void CmdUnwatch(Ctx& c);
+
 // cmd_string.cc
 void CmdGet(Ctx& c);
 void CmdSet(Ctx& c);
@@ -192,6 +197,7 @@ void CmdLockFence(Ctx& c);
 void CmdDel(Ctx& c);
 void CmdExists(Ctx& c);
 void CmdType(Ctx& c);
+void CmdMove(Ctx& c);
 void CmdRename(Ctx& c);
 void CmdRenameNx(Ctx& c);
 void CmdKeys(Ctx& c);
@@ -234,6 +240,34 @@ void CmdScriptExists(Ctx& c);
 void CmdScriptFlush(Ctx& c);
 void CmdScriptKill(Ctx& c);
 void CmdScriptHelp(Ctx& c);
+
+// cmd_zset.cc
+void CmdZAdd(Ctx& c);
+void CmdZIncrBy(Ctx& c);
+void CmdZRem(Ctx& c);
+void CmdZScore(Ctx& c);
+void CmdZMScore(Ctx& c);
+void CmdZCard(Ctx& c);
+void CmdZCount(Ctx& c);
+void CmdZLexCount(Ctx& c);
+void CmdZRange(Ctx& c);
+void CmdZRevRange(Ctx& c);
+void CmdZRangeByScore(Ctx& c);
+void CmdZRevRangeByScore(Ctx& c);
+void CmdZRangeByLex(Ctx& c);
+void CmdZRevRangeByLex(Ctx& c);
+void CmdZRank(Ctx& c);
+void CmdZRevRank(Ctx& c);
+void CmdZRemRangeByRank(Ctx& c);
+void CmdZRemRangeByScore(Ctx& c);
+void CmdZRemRangeByLex(Ctx& c);
+void CmdZPopMin(Ctx& c);
+void CmdZPopMax(Ctx& c);
+void CmdZRandMember(Ctx& c);
+void CmdZScan(Ctx& c);
+void CmdZUnionStore(Ctx& c);
+void CmdZInterStore(Ctx& c);
+void CmdZDiffStore(Ctx& c);
 
 }  // namespace cmd
 }  // namespace resp

@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ephpm/store.h"
@@ -41,6 +42,24 @@ struct ClientState {
   bool authenticated = false;  // or no password is set
   bool close_after_reply = false;
   const char* last_command = nullptr;  // static name of the last command run
+  // MULTI/EXEC (cmd_multi.cc): between MULTI and EXEC/DISCARD commands are
+  // queued; a command refused while queuing (unknown, wrong arity) makes
+  // EXEC answer EXECABORT.  in_exec while EXEC runs the queue (commands run
+  // then, and a blocking command does not block).
+  uint32_t db = 0;  // SELECT
+  bool in_multi = false;
+  bool multi_dirty = false;
+  bool in_exec = false;
+  bool exec_wrote = false;  // a write ran inside the last EXEC or EVAL
+  std::vector<std::vector<std::string>> queued;
+  // WATCH: each key with its counter (Store::Watch), until EXEC, DISCARD,
+  // UNWATCH or the end of the connection (Dispatcher::Forget).
+  struct Watched {
+    std::string key;
+    uint64_t touched = 0;
+    uint32_t db = 0;
+  };
+  std::vector<Watched> watched;
 };
 
 // A command that a program adds beside Redis's (the test-only ephpm-faulty
@@ -94,6 +113,10 @@ class Dispatcher {
   // at once otherwise).  False with the error line (without '-') that the
   // writes must answer instead when they could not be made durable.
   bool WaitDurable(std::string* error);
+
+  // The connection is gone: releases what its state holds in the store
+  // (its WATCHed keys).  Call once, from any thread.
+  void Forget(ClientState* client);
 
   uint64_t total_commands() const { return total_commands_.load(std::memory_order_relaxed); }
 

@@ -106,6 +106,7 @@ struct Scripting::Entry {
   std::string sha;
   std::string body;
   bool all_shards = false;  // names a keyspace-wide command
+  bool all_databases = false;  // names SELECT, MOVE or FLUSHALL
   bool no_writes = false;   // "#!lua flags=no-writes"
 };
 
@@ -115,6 +116,7 @@ struct Scripting::Run {
   const Entry* entry = nullptr;
   ClientState client;
   absl::flat_hash_set<std::string_view> keys;
+  uint32_t db = 0;  // the caller's database, the one locked
   bool read_only = false;
   std::chrono::steady_clock::time_point start;
   std::atomic<bool> wrote{false};
@@ -506,6 +508,23 @@ bool KeyspaceWide(const cmd::Command& c) {
   return false;
 }
 
+// Commands that leave the caller's database: the script needs every
+// database locked for them.
+bool DatabaseWide(std::string_view name) {
+  return name == "select" || name == "move" || name == "flushall" || name == "swapdb";
+}
+
+// Where a command with movable keys (numkeys) has them: the index of
+// numkeys, or 0 for a command without.
+size_t NumkeysIndex(std::string_view name) {
+  if (name == "zunionstore" || name == "zinterstore" || name == "zdiffstore") return 2;
+  if (name == "zunion" || name == "zinter" || name == "zdiff" || name == "zintercard" ||
+      name == "sintercard" || name == "lmpop" || name == "zmpop") {
+    return 1;
+  }
+  return 0;
+}
+
 // redis.call's checks before the command runs, in Redis 7.0's order; "" to
 // run it, else the error line.
 std::string_view CheckCall(Scripting::Run& run) {
@@ -528,6 +547,8 @@ std::string_view CheckCall(Scripting::Run& run) {
   if ((c->flags & cmd::kWrite) && run.read_only) {
     return "ERR Write commands are not allowed from read-only scripts.";
   }
+  if (DatabaseWide(c->name) && !run.entry->all_databases) return kNeedsAllShards;
+  if (run.client.db != run.db && !run.entry->all_databases) return kNeedsAllShards;
   if (c->first_key > 0) {
     const int last = c->last_key < 0 ? n + c->last_key : c->last_key;
     for (int i = c->first_key; i <= last && i < n; i += std::max(1, c->step)) {
@@ -535,6 +556,17 @@ std::string_view CheckCall(Scripting::Run& run) {
     }
   } else if (KeyspaceWide(*c) && !run.entry->all_shards) {
     return kNeedsAllShards;
+  }
+  // The keys after numkeys (a bad numkeys is the command's own error, before
+  // it touches the store).
+  if (const size_t at = NumkeysIndex(c->name); at != 0 && at < argv.size()) {
+    int64_t numkeys = 0;
+    if (cmd::ParseLL(argv[at], &numkeys) && numkeys > 0 &&
+        numkeys <= static_cast<int64_t>(argv.size() - at - 1)) {
+      for (size_t i = at + 1; i <= at + static_cast<size_t>(numkeys); ++i) {
+        if (!run.keys.contains(argv[i])) return kUndeclaredKey;
+      }
+    }
   }
   return "";
 }
@@ -897,16 +929,28 @@ bool ParseShebang(std::string_view body, bool* no_writes, std::string* error) {
   return true;
 }
 
+bool NamesLiteral(const std::string& lower_body, std::string_view name) {
+  for (char q : {'"', '\''}) {
+    if (lower_body.find(q + std::string(name) + q) != std::string::npos) return true;
+  }
+  return false;
+}
+
 // Whether the script names a keyspace-wide command as a string literal
 // ("keys", 'SCAN', ...): then it runs with every shard locked.
 bool NamesKeyspaceWide(std::string_view body) {
   const std::string lower = cmd::Lower(body);
   for (const cmd::Command* c : cmd::AllCommands()) {
     if (!KeyspaceWide(*c)) continue;
-    for (char q : {'"', '\''}) {
-      const std::string lit = q + std::string(c->name) + q;
-      if (lower.find(lit) != std::string::npos) return true;
-    }
+    if (NamesLiteral(lower, c->name)) return true;
+  }
+  return false;
+}
+
+bool NamesDatabaseWide(std::string_view body) {
+  const std::string lower = cmd::Lower(body);
+  for (const char* name : {"select", "move", "flushall", "swapdb"}) {
+    if (NamesLiteral(lower, name)) return true;
   }
   return false;
 }
@@ -926,6 +970,7 @@ std::shared_ptr<const Scripting::Entry> Scripting::Add(std::string_view body, st
   e->sha = std::move(sha);
   e->body = std::string(body);
   e->all_shards = NamesKeyspaceWide(body);
+  e->all_databases = NamesDatabaseWide(body);
   MutexLock l(&mu_);
   auto [it, inserted] = scripts_.emplace(e->sha, e);
   return it->second;
@@ -971,6 +1016,13 @@ void Scripting::Eval(cmd::Ctx& c, bool by_sha, bool read_only) {
     }
   }
 
+  // Inside EXEC the transaction's section holds the caller's whole database
+  // already (EVAL names no fixed key); it cannot take others.
+  const bool in_exec = c.client->in_exec;
+  if (in_exec && entry->all_databases) {
+    return c.w.Error("ERR a script that SELECTs, MOVEs or FLUSHALLs cannot run inside MULTI");
+  }
+
   LuaThread& lt = ThisThread();
   lua_State* L = lt.L();
   std::string error;
@@ -985,6 +1037,8 @@ void Scripting::Eval(cmd::Ctx& c, bool by_sha, bool read_only) {
   run.entry = entry.get();
   run.client.authenticated = true;
   run.client.name = "lua";
+  run.client.db = c.client->db;
+  run.db = c.client->db;
   run.read_only = read_only || entry->no_writes;
   run.keys.insert(keys.begin(), keys.end());
   run.start = Clock::now();
@@ -993,7 +1047,15 @@ void Scripting::Eval(cmd::Ctx& c, bool by_sha, bool read_only) {
   lua_sethook(L, TimeHook, LUA_MASKCOUNT, 100000);
 
   std::string reply;
-  const Status st = c.store->Atomically(keys, entry->all_shards, [&] {
+  std::vector<std::pair<uint32_t, std::string_view>> section_keys;
+  for (std::string_view k : keys) section_keys.emplace_back(run.db, k);
+  std::vector<uint32_t> whole;
+  if (entry->all_databases) {
+    for (uint32_t d = 0; d < c.store->options().databases; ++d) whole.push_back(d);
+  } else if (entry->all_shards) {
+    whole.push_back(run.db);
+  }
+  auto body = [&] {
     ReplyWriter w(&reply);
     if (lua_pcall(L, 0, 1, -2) != 0) {
       if (lua_istable(L, -1)) {
@@ -1005,13 +1067,19 @@ void Scripting::Eval(cmd::Ctx& c, bool by_sha, bool read_only) {
     } else {
       WriteValue(L, w, entry->sha);
     }
-  });
+  };
+  Status st = Status::kOk;
+  if (in_exec) {
+    body();
+  } else {
+    st = c.store->AtomicallyIn(section_keys, whole, body);
+  }
 
   lua_sethook(L, nullptr, 0, 0);
   lua_settop(L, 0);
   Unregister(&run);
   t_run = nullptr;
-  c.wrote = run.wrote.load();
+  c.client->exec_wrote = run.wrote.load();
   for (const auto& [level, line] : run.log) {
     std::fprintf(stderr, "%s script %s: %s\n", level == 3 ? "warning" : "notice",
                  entry->sha.c_str(), line.c_str());

@@ -11,6 +11,11 @@
 //   locked when it names a keyspace-wide command (KEYS, SCAN, DBSIZE,
 //   RANDOMKEY, FLUSHDB, FLUSHALL) as a string literal; such a command not
 //   named so raises kNeedsAllShards.
+// - SELECT, MOVE, FLUSHALL (and SWAPDB) need every database locked: the
+//   script must name them as string literals too; then it may use other
+//   databases.  Such a script cannot run inside MULTI (EXEC holds only the
+//   caller's database for EVAL).  Commands with movable keys (ZUNIONSTORE
+//   and the other numkeys commands) have those keys checked too.
 // - INFO counts every shard: it needs them all too, like KEYS.
 // - Scripts run in parallel on different I/O threads when their keys do not
 //   share a shard.  SCRIPT KILL kills every script past the busy threshold
@@ -75,7 +80,7 @@ class Scripting {
   Scripting& operator=(const Scripting&) = delete;
 
   // EVAL/EVALSHA (by_sha) and their _RO forms; c.argv is the whole request.
-  // Sets c.wrote when the script ran a write command.
+  // Sets c.client->exec_wrote when the script ran a write command.
   void Eval(cmd::Ctx& c, bool by_sha, bool read_only);
   void Load(cmd::Ctx& c);
   void Exists(cmd::Ctx& c);

@@ -125,6 +125,7 @@ class RespServer::Impl : public ServerContext {
     }
 
     ~Session() {
+      server_->dispatcher_.Forget(&client_);
       server_->sessions_.Remove(this);
       server_->connected_.fetch_sub(1);
     }

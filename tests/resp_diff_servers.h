@@ -175,7 +175,7 @@ inline std::unique_ptr<Server> StartRedis(const Paths& p, const ServerConfig& cf
     s->port = FreePort();
     std::vector<std::string> argv = {
         p.redis, "--port", std::to_string(s->port), "--bind", "127.0.0.1",
-        "--databases", "1", "--save", "", "--appendonly", "no", "--daemonize", "no",
+        "--databases", "16", "--save", "", "--appendonly", "no", "--daemonize", "no",
         "--dir", p.tmp, "--logfile", ""};
     if (!cfg.password.empty()) argv.insert(argv.end(), {"--requirepass", cfg.password});
     if (!cfg.maxmemory.empty()) {

@@ -42,8 +42,7 @@ class NoServer : public ServerContext {
 
 // A store and the dispatcher over it, called directly.
 struct Local {
-  Local() : clock(1'700'000'000'000) {
-    StoreOptions so;
+  explicit Local(StoreOptions so = {}) : clock(1'700'000'000'000) {
     so.clock = &clock;
     so.sweep_interval_ms = 0;
     std::string error;
@@ -394,4 +393,37 @@ TEST_CASE("script: Laravel's lock release between two clients", "[script]") {
   CHECK(b.Call({"SET", "lock", "owner-b", "NX", "EX", "10"}) == kOk);
   CHECK(b.Call({"EVALSHA", sha, "1", "lock", "owner-b"}) == Int(1));
   CHECK(a.Call({"EXISTS", "lock"}) == Int(0));
+}
+
+TEST_CASE("script: SELECT inside a script needs its name as a literal", "[script]") {
+  StoreOptions so;
+  so.databases = 2;
+  Local l(so);
+  const std::string body = "redis.call('select', '1') return redis.call('set', KEYS[1], 'in1')";
+  CHECK(l.Call({"EVAL", body, "1", "k"}) == kOk);
+  // The caller stays in its database.
+  CHECK(l.Call({"GET", "k"}) == kNil);
+  CHECK(l.Call({"SELECT", "1"}) == kOk);
+  CHECK(l.Call({"GET", "k"}) == Bulk("in1"));
+  const std::string needs = std::string(ephpm::resp::script::kNeedsAllShards);
+  const std::string dynamic = "return redis.call('sel' .. 'ect', '0')";
+  CHECK(l.Call({"EVAL", dynamic, "0"}) == ScriptErr(needs, dynamic));
+  // Inside MULTI, a script runs in EXEC's section; one that SELECTs cannot.
+  CHECK(l.Call({"MULTI"}) == kOk);
+  CHECK(l.Call({"EVAL", "return redis.call('incr', KEYS[1])", "1", "n"}) == "+QUEUED\r\n");
+  CHECK(l.Call({"EVAL", body, "1", "k"}) == "+QUEUED\r\n");
+  CHECK(l.Call({"EXEC"}) ==
+        Arr({Int(1), Err("ERR a script that SELECTs, MOVEs or FLUSHALLs cannot run inside MULTI")}));
+}
+
+TEST_CASE("script: the keys after numkeys must be declared too", "[script]") {
+  Local l;
+  l.Call({"ZADD", "z1", "1", "a"});
+  l.Call({"ZADD", "z2", "2", "b"});
+  const std::string undeclared = std::string(ephpm::resp::script::kUndeclaredKey);
+  const std::string body = "return redis.call('zunionstore', KEYS[1], 2, KEYS[2], 'z2')";
+  CHECK(l.Call({"EVAL", body, "2", "dst", "z1"}) == ScriptErr(undeclared, body));
+  CHECK(l.Call({"EXISTS", "dst"}) == Int(0));
+  const std::string ok = "return redis.call('zunionstore', KEYS[1], 2, KEYS[2], KEYS[3])";
+  CHECK(l.Call({"EVAL", ok, "3", "dst", "z1", "z2"}) == Int(2));
 }

@@ -30,6 +30,11 @@ struct StoreOptions {
   // Number of shards; a power of two in [1, 65536].
   size_t shards = 64;
 
+  // Databases (Redis's SELECT), each with its own `shards` shards; the PHP
+  // extension and the session handler use database 0.  In [1, 1024], and
+  // shards * databases at most 65536.
+  size_t databases = 16;
+
   // Accounted bytes the store may hold; 0 = unlimited.
   uint64_t memory_limit = 0;
   EvictionPolicy eviction = EvictionPolicy::kNoEviction;

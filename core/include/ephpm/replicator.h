@@ -212,6 +212,15 @@ class Replicator {
     (void)keys;
     return true;
   }
+
+  // "" when this node decides for `key` (its owner, or a single node);
+  // else the owner's address.  A transaction or a script runs where its
+  // keys are decided (Store::Atomically on the owner's shards), never on a
+  // member's copy.
+  virtual std::string RemoteOwner(std::string_view key) {
+    (void)key;
+    return "";
+  }
 };
 
 }  // namespace ephpm

@@ -59,6 +59,12 @@ struct StoreStats {
   uint64_t compressed_stored_bytes = 0;    // their sizes as stored
   uint64_t pinned_keys = 0;       // live locks, which eviction never takes
   uint64_t pinned_bytes = 0;      // their accounted bytes (part of memory_used)
+  // keys and keys_with_ttl of each database (INFO's keyspace section).
+  struct Database {
+    uint64_t keys = 0;
+    uint64_t keys_with_ttl = 0;
+  };
+  std::vector<Database> databases;
 };
 
 // What Store::Inspect reports about one entry.
@@ -355,6 +361,95 @@ class Store {
   Status HIncrByFloat(std::string_view key, std::string_view field, long double delta,
                       std::string* result);
 
+  // --- sorted sets ----------------------------------------------------------
+  // A sorted set is an entry of type kZSet: distinct members, each with a
+  // score (a double, never NaN; a zero score is kept as +0, as Redis's small
+  // sets do), ordered by (score, member bytes).  Removing its last member
+  // removes the key.  Other types are kWrongType both ways.
+
+  // ZADD's options, combinable as Redis allows (NX with XX, GT or LT, and GT
+  // with LT are kInvalidArgument).  kZAddIncr takes exactly one pair.
+  static constexpr unsigned kZAddNx = 1;    // only add new members
+  static constexpr unsigned kZAddXx = 2;    // only update existing members
+  static constexpr unsigned kZAddGt = 4;    // update only to a greater score
+  static constexpr unsigned kZAddLt = 8;    // update only to a lesser score
+  static constexpr unsigned kZAddCh = 16;   // *count counts updated members too
+  static constexpr unsigned kZAddIncr = 32; // add the score to the member's (ZINCRBY)
+
+  // A score interval; an exclusive bound leaves its own value out.
+  struct ZScoreRange {
+    double min = 0, max = 0;
+    bool min_exclusive = false, max_exclusive = false;
+  };
+  // A bound of a lex range: "-", "+", "[value" or "(value".
+  struct ZLexBound {
+    enum class Kind { kMinusInf, kPlusInf, kInclusive, kExclusive };
+    Kind kind = Kind::kMinusInf;
+    std::string value;
+  };
+  // Which members a range operation selects: by rank (start and stop as
+  // ZRANGE's, negative from the end, both included), by score or by member
+  // bytes (meaningful when the members share one score, as in Redis), in
+  // ascending or (reverse) descending order; then `offset` members of that
+  // order are skipped (a negative offset selects nothing) and at most
+  // `count` returned (negative: all).  ZCount and ZRemRange ignore the
+  // direction, offset and count.
+  struct ZRangeSpec {
+    enum class By { kRank, kScore, kLex };
+    By by = By::kRank;
+    bool reverse = false;
+    int64_t start = 0, stop = -1;
+    ZScoreRange score;
+    ZLexBound lex_min, lex_max;
+    int64_t offset = 0, count = -1;
+  };
+  using ZMembers = std::vector<std::pair<std::string, double>>;
+  // How ZStore combines the scores of a member found in several inputs.
+  enum class ZAggregate { kSum, kMin, kMax };
+  enum class ZStoreOp { kUnion, kInter, kDiff };
+
+  // ZADD (and ZINCRBY with kZAddIncr): the (score, member) pairs in order,
+  // each seeing the ones before it.  *count = members added (with kZAddCh,
+  // added or updated).  With kZAddIncr, *score is the member's new score, or
+  // nullopt when a condition (NX, XX, GT, LT) left it alone; kNanOrInfinity
+  // when the sum is NaN (nothing changes).  A NaN score is kInvalidArgument.
+  Status ZAdd(std::string_view key, const std::vector<std::pair<double, std::string_view>>& pairs,
+              unsigned flags, int64_t* count, std::optional<double>* score = nullptr);
+  // *removed = members that were there.
+  Status ZRem(std::string_view key, const std::vector<std::string_view>& members,
+              int64_t* removed);
+  // kNotFound when the key or the member is missing.
+  Status ZScore(std::string_view key, std::string_view member, double* score) const;
+  // One entry per member, nullopt for a missing one.
+  Status ZMScore(std::string_view key, const std::vector<std::string_view>& members,
+                 std::vector<std::optional<double>>* scores) const;
+  Status ZCard(std::string_view key, int64_t* count) const;
+  // The member's 0-based rank, ascending (or descending with reverse);
+  // kNotFound when the key or the member is missing.
+  Status ZRank(std::string_view key, std::string_view member, bool reverse, int64_t* rank) const;
+  // The members `spec` selects, in its order (empty for a missing key).
+  Status ZRange(std::string_view key, const ZRangeSpec& spec, ZMembers* out) const;
+  // How many members spec's range holds (ZCOUNT, ZLEXCOUNT).
+  Status ZCount(std::string_view key, const ZRangeSpec& spec, int64_t* count) const;
+  // Removes the members spec's range holds (ZREMRANGEBY*); *removed = how many.
+  Status ZRemRange(std::string_view key, const ZRangeSpec& spec, int64_t* removed);
+  // Removes and returns the `count` lowest members (highest with max), in
+  // that order.  REQUIRES: count >= 0.
+  Status ZPop(std::string_view key, bool max, int64_t count, ZMembers* out);
+  // ZRANDMEMBER with a count: count > 0, that many distinct members (all of
+  // them, from the highest, when count >= the size); count < 0, -count members that
+  // may repeat.  Empty for a missing key.
+  Status ZRandMember(std::string_view key, int64_t count, ZMembers* out) const;
+  // ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE: combines the sorted sets (or sets,
+  // whose members score 1) at `keys`, a missing key being empty, each score
+  // times its key's weight (weights is empty or one per key; unused by
+  // kDiff, which keeps the first key's scores), and stores the result at
+  // `dst`, replacing whatever it held (an empty result deletes dst).  Every
+  // key's shard is locked for the whole operation.  *size = the result's size.
+  Status ZStore(std::string_view dst, const std::vector<std::string_view>& keys,
+                const std::vector<double>& weights, ZAggregate aggregate, ZStoreOp op,
+                int64_t* size);
+
   // --- expiry -------------------------------------------------------------
 
   // Sets key's TTL to ttl_ms from now.  A ttl_ms <= 0 deletes the key, as
@@ -397,8 +492,9 @@ class Store {
               std::optional<ValueType> type, std::vector<std::string>* keys,
               uint64_t* next) const;
 
-  // Removes every entry.  kOk, or kOutOfMemory when an allocation failed
-  // before anything was removed (then nothing was).
+  // Removes every entry of the scope's database (FLUSHDB).  kOk, or
+  // kOutOfMemory when an allocation failed before anything was removed
+  // (then nothing was).
   Status Flush();
 
   // Moves src's entry (value, type, TTL and pin) to dst, replacing dst.  With
@@ -417,6 +513,35 @@ class Store {
   Status WaitForChange(std::string_view key, uint64_t last_version,
                        int64_t timeout_ms, WaitResult* result) const;
 
+  // --- databases (RESP's SELECT) -------------------------------------------
+
+  // While one is alive, every call the creating thread makes on `store`
+  // addresses database `db` (< options().databases; 0 outside any scope and
+  // on every other store): its keys, and KEYS, SCAN, DBSIZE, RANDOMKEY and
+  // FLUSH(DB) of that database.  Scopes nest (the inner one wins until it
+  // ends).  A cluster has database 0 only: only database 0 replicates.
+  class DatabaseScope {
+   public:
+    DatabaseScope(const Store& store, uint32_t db);
+    // The store's own door (its implementation object; persistence loads
+    // each record in its database).
+    DatabaseScope(const void* impl, uint32_t db);
+    ~DatabaseScope();
+    DatabaseScope(const DatabaseScope&) = delete;
+    DatabaseScope& operator=(const DatabaseScope&) = delete;
+
+   private:
+    const void* prev_store_;
+    uint32_t prev_db_;
+  };
+
+  // MOVE: moves key's entry (value, TTL, pin) from the scope's database to
+  // to_db, unless key is missing there or present in to_db (*moved = false).
+  // kInvalidArgument when to_db is the same database or out of range.
+  Status Move(std::string_view key, uint32_t to_db, bool* moved);
+  // FLUSHALL: Flush in every database, one after the other.
+  Status FlushEveryDatabase();
+
   // --- atomic sections and WATCH (RESP's MULTI/EXEC and EVAL) --------------
 
   // Runs fn with the shards of `keys` (every shard with all_shards) locked
@@ -432,6 +557,10 @@ class Store {
   // nest); fn then does not run.
   Status Atomically(const std::vector<std::string_view>& keys, bool all_shards,
                     absl::FunctionRef<void()> fn);
+  // As Atomically, over keys each in its own database, and every shard of
+  // each of whole_databases (a transaction that SELECTs, MOVEs or FLUSHes).
+  Status AtomicallyIn(const std::vector<std::pair<uint32_t, std::string_view>>& keys,
+                      const std::vector<uint32_t>& whole_databases, absl::FunctionRef<void()> fn);
 
   // WATCH: registers interest in key and sets *touched to its change
   // counter, which every later change to the key moves (a write, a

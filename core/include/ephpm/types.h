@@ -341,6 +341,9 @@ struct Mutation {
   // (Store::SetFenced).  On a kDelete it is the fence the removed entry
   // carried, which the key keeps recorded after the removal.
   uint64_t fence = 0;
+  // The database the key is in (Store::DatabaseScope); for a kFlush, the
+  // database flushed.  A cluster has database 0 only.
+  uint32_t db = 0;
 };
 
 }  // namespace ephpm
