@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "ephpm/number_text.h"
 #include "ephpm/settings.h"
+#include "scripting.h"
 
 namespace ephpm {
 namespace resp {
@@ -265,6 +266,17 @@ const Command kCommands[] = {
     // Redis 8.4's conditional writes (SET's IF* options are with SET)
     {"delex", -2, kWrite | kFast, 1, 1, 1, "@write @string @fast", CmdDelEx},
     {"digest", 2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdDigest},
+    // scripting (the keys of EVAL are declared by numkeys: no fixed positions)
+    {"eval", -3, 0, 0, 0, 0, "@slow @scripting", CmdEval},
+    {"evalsha", -3, 0, 0, 0, 0, "@slow @scripting", CmdEvalSha},
+    {"eval_ro", -3, kReadOnly, 0, 0, 0, "@slow @scripting", CmdEvalRo},
+    {"evalsha_ro", -3, kReadOnly, 0, 0, 0, "@slow @scripting", CmdEvalShaRo},
+    {"script", -2, 0, 0, 0, 0, "@slow", nullptr},
+    {"script|load", 3, 0, 0, 0, 0, "@slow @scripting", CmdScriptLoad},
+    {"script|exists", -3, 0, 0, 0, 0, "@slow @scripting", CmdScriptExists},
+    {"script|flush", -2, 0, 0, 0, 0, "@slow @scripting", CmdScriptFlush},
+    {"script|kill", 2, 0, 0, 0, 0, "@slow @scripting", CmdScriptKill},
+    {"script|help", 2, 0, 0, 0, 0, "@slow @scripting", CmdScriptHelp},
 };
 
 const absl::flat_hash_map<std::string, const Command*>& Table() {
@@ -277,7 +289,7 @@ const absl::flat_hash_map<std::string, const Command*>& Table() {
 }
 
 bool IsContainer(std::string_view lower_name) {
-  return lower_name == "client" || lower_name == "command";
+  return lower_name == "client" || lower_name == "command" || lower_name == "script";
 }
 
 const std::vector<const Command*>& AllCommands() {
@@ -335,7 +347,10 @@ std::string ClientListLine(const ClientState& c) {
          (c.last_command == nullptr ? "NULL" : c.last_command) + " user=default";
 }
 
-Dispatcher::Dispatcher(Store* store, ServerContext* server) : store_(store), server_(server) {}
+Dispatcher::Dispatcher(Store* store, ServerContext* server)
+    : store_(store), server_(server), scripting_(std::make_unique<script::Scripting>()) {}
+
+Dispatcher::~Dispatcher() = default;
 
 // In a cluster, a command's keys must have one owner (Redis Cluster's rule
 

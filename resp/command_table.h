@@ -230,6 +230,17 @@ void CmdHIncrBy(Ctx& c);
 void CmdHIncrByFloat(Ctx& c);
 void CmdHScan(Ctx& c);
 
+// cmd_script.cc
+void CmdEval(Ctx& c);
+void CmdEvalSha(Ctx& c);
+void CmdEvalRo(Ctx& c);
+void CmdEvalShaRo(Ctx& c);
+void CmdScriptLoad(Ctx& c);
+void CmdScriptExists(Ctx& c);
+void CmdScriptFlush(Ctx& c);
+void CmdScriptKill(Ctx& c);
+void CmdScriptHelp(Ctx& c);
+
 // cmd_zset.cc
 void CmdZAdd(Ctx& c);
 void CmdZIncrBy(Ctx& c);

@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,6 +30,9 @@ namespace ephpm {
 namespace resp {
 
 struct BlockedPop;  // resp/blocking.h
+namespace script {
+class Scripting;
+}
 
 // One connection's state.  Touched only by the thread serving it.
 struct ClientState {
@@ -48,7 +52,7 @@ struct ClientState {
   bool in_multi = false;
   bool multi_dirty = false;
   bool in_exec = false;
-  bool exec_wrote = false;  // a write ran inside the last EXEC
+  bool exec_wrote = false;  // a write ran inside the last EXEC or EVAL
   std::vector<std::vector<std::string>> queued;
   // WATCH: each key with its counter (Store::Watch), until EXEC, DISCARD,
   // UNWATCH or the end of the connection (Dispatcher::Forget).
@@ -101,6 +105,7 @@ std::string ClientListLine(const ClientState& c);
 class Dispatcher {
  public:
   Dispatcher(Store* store, ServerContext* server);
+  ~Dispatcher();
 
   // Runs one request and appends its RESP2 reply to *out.  Sets
   // client->close_after_reply for QUIT.  argv is non-empty.  True when a
@@ -120,9 +125,13 @@ class Dispatcher {
 
   uint64_t total_commands() const { return total_commands_.load(std::memory_order_relaxed); }
 
+  // EVAL's script cache and running scripts (scripting.h).
+  script::Scripting& scripting() { return *scripting_; }
+
  private:
   Store* const store_;
   ServerContext* const server_;
+  const std::unique_ptr<script::Scripting> scripting_;
   std::atomic<uint64_t> total_commands_{0};
 };
 

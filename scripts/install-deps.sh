@@ -7,7 +7,7 @@ packages=(
   # toolchain
   build-essential cmake pkg-config git clang-14 libclang-rt-14-dev
   # libraries
-  libabsl-dev libzstd-dev libxxhash-dev libboost-dev
+  libabsl-dev libzstd-dev libxxhash-dev libboost-dev liblua5.1-0-dev
   # PHP: headers, php-config, CLI, embed SAPI; php-parser for gen_stub.php
   php8.2-dev php8.2-cli libphp8.2-embed php-parser
   # tests and benchmarks: real Redis clients and servers to compare with

@@ -1,0 +1,116 @@
+// Redis scripting (EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT) on Lua 5.1,
+// with Redis 7.0's semantics: the redis.* API, the Lua<->RESP conversions,
+// the sandbox and its error texts, the script cache by SHA1, the time limit
+// and SCRIPT KILL.
+//
+// Where ephpm differs from Redis (the store is sharded and multi-threaded,
+// Redis is single-threaded):
+// - A script may only touch the keys it declares in KEYS: a redis.call on
+//   any other key raises kUndeclaredKey.  The script runs with the shards of
+//   its KEYS locked (atomic against every other client), or with every shard
+//   locked when it names a keyspace-wide command (KEYS, SCAN, DBSIZE,
+//   RANDOMKEY, FLUSHDB, FLUSHALL) as a string literal; such a command not
+//   named so raises kNeedsAllShards.
+// - SELECT, MOVE, FLUSHALL (and SWAPDB) need every database locked: the
+//   script must name them as string literals too; then it may use other
+//   databases.  Such a script cannot run inside MULTI (EXEC holds only the
+//   caller's database for EVAL).  Commands with movable keys (ZUNIONSTORE
+//   and the other numkeys commands) have those keys checked too.
+// - INFO counts every shard: it needs them all too, like KEYS.
+// - Scripts run in parallel on different I/O threads when their keys do not
+//   share a shard.  SCRIPT KILL kills every script past the busy threshold
+//   that has not written; it replies UNKILLABLE only when all of them wrote.
+// - Other clients are not answered -BUSY: a command on a locked shard waits.
+// - Libraries: base (without print, dofile, loadfile, getfenv, setfenv,
+//   newproxy), table, string, math, coroutine.  No cjson, cmsgpack, struct
+//   or bit.  loadstring/load refuse precompiled chunks.  redis.* has call,
+//   pcall, error_reply, status_reply, sha1hex, log, LOG_*, REDIS_VERSION,
+//   REDIS_VERSION_NUM and replicate_commands (always true, as in 7.0); not
+//   setresp, set_repl, breakpoint, debug, acl_check_cmd.
+// - Read-only globals: assigning any global raises Redis's "Attempt to
+//   modify a readonly table"; reading a missing one raises "Script attempted
+//   to access nonexistent global variable".  _G and the library tables are
+//   read-only proxies: pairs() over them sees nothing.
+//
+// Thread-safe: one Scripting per Dispatcher; the script cache is shared
+// under a mutex (ephpm::Mutex, visible to TSan), each I/O thread has its own Lua state (thread_local), whose
+// compiled functions are dropped after any SCRIPT FLUSH.
+
+#ifndef EPHPM_RESP_SCRIPTING_H_
+#define EPHPM_RESP_SCRIPTING_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "mutex.h"
+#include "command_table.h"
+
+namespace ephpm {
+namespace resp {
+namespace script {
+
+// Redis's own texts.
+inline constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
+inline constexpr std::string_view kNotBusy = "NOTBUSY No scripts in execution right now.";
+inline constexpr std::string_view kUnkillable =
+    "UNKILLABLE Sorry the script already executed write commands against the dataset. You can "
+    "either wait the script termination or kill the server in a hard way using the SHUTDOWN "
+    "NOSAVE command.";
+// ephpm's own (raised inside the script, like any redis.call error).
+inline constexpr std::string_view kUndeclaredKey =
+    "ERR Script attempted to access a key not declared in KEYS";
+inline constexpr std::string_view kNeedsAllShards =
+    "ERR Script attempted to call a keyspace-wide command that it does not name as a string "
+    "literal";
+
+// Lowercase hex SHA1 of data, as redis.sha1hex and the script cache use.
+std::string Sha1Hex(std::string_view data);
+
+class Scripting {
+ public:
+  explicit Scripting(int64_t busy_threshold_ms = 5000) : busy_threshold_ms_(busy_threshold_ms) {}
+  ~Scripting();
+  Scripting(const Scripting&) = delete;
+  Scripting& operator=(const Scripting&) = delete;
+
+  // EVAL/EVALSHA (by_sha) and their _RO forms; c.argv is the whole request.
+  // Sets c.client->exec_wrote when the script ran a write command.
+  void Eval(cmd::Ctx& c, bool by_sha, bool read_only);
+  void Load(cmd::Ctx& c);
+  void Exists(cmd::Ctx& c);
+  void Flush(cmd::Ctx& c);
+  void Kill(cmd::Ctx& c);
+
+  // Redis's busy-reply-threshold (lua-time-limit): past it a running script
+  // may be killed with SCRIPT KILL.
+  void set_busy_threshold_ms(int64_t ms) { busy_threshold_ms_.store(ms); }
+  int64_t busy_threshold_ms() const { return busy_threshold_ms_.load(); }
+
+  struct Entry;
+  struct Run;
+
+ private:
+  // The cached script for body (compiled on this thread first: nullptr and
+  // *error set when it does not compile).
+  std::shared_ptr<const Entry> Add(std::string_view body, std::string* error);
+  std::shared_ptr<const Entry> Find(const std::string& lower_sha);
+  void Register(Run* run);
+  void Unregister(Run* run);
+
+  std::atomic<int64_t> busy_threshold_ms_;
+  Mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<const Entry>> scripts_ ABSL_GUARDED_BY(mu_);
+  std::vector<Run*> running_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace script
+}  // namespace resp
+}  // namespace ephpm
+
+#endif  // EPHPM_RESP_SCRIPTING_H_

@@ -1,0 +1,429 @@
+// Scripting (EVAL, EVALSHA, SCRIPT): SHA1 vectors; the conversions both ways
+// through the dispatcher in this process; ephpm's key rule and all-shards
+// rule; SCRIPT KILL, NOTBUSY and UNKILLABLE from another thread; atomicity
+// of scripts run by concurrent clients over a real server.  Byte-for-byte
+// agreement with Redis 7.0 is in resp_diff/scripting.resp.
+//
+// Assertions run on the main thread only; helper threads record what they
+// saw.
+
+#include <catch2/catch.hpp>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "resp/commands.h"
+#include "resp/scripting.h"
+#include "resp_server_util.h"
+
+using namespace resp_server_test;  // NOLINT: the suite's own helpers
+using ephpm::resp::ClientState;
+using ephpm::resp::Dispatcher;
+using ephpm::resp::ServerContext;
+
+namespace {
+
+class NoServer : public ServerContext {
+ public:
+  const std::string& password() const override { return password_; }
+  uint64_t connected_clients() const override { return 0; }
+  uint64_t max_clients() const override { return 0; }
+  uint64_t total_connections() const override { return 0; }
+  uint64_t rejected_connections() const override { return 0; }
+  int tcp_port() const override { return 0; }
+  int64_t started_at_ms() const override { return 0; }
+  std::vector<std::string> ClientList() const override { return {}; }
+
+ private:
+  std::string password_;
+};
+
+// A store and the dispatcher over it, called directly.
+struct Local {
+  explicit Local(StoreOptions so = {}) : clock(1'700'000'000'000) {
+    so.clock = &clock;
+    so.sweep_interval_ms = 0;
+    std::string error;
+    store = Store::Create(so, &error);
+    if (!store) throw std::runtime_error(error);
+    dispatcher = std::make_unique<Dispatcher>(store.get(), &server);
+    client.authenticated = true;
+  }
+  std::string Call(std::vector<std::string> argv, bool* wrote = nullptr) {
+    std::string out;
+    const bool w = dispatcher->Execute(&client, argv, &out);
+    if (wrote != nullptr) *wrote = w;
+    return out;
+  }
+  // What the script's redis.pcall returns for argv, converted back.
+  std::string ThroughScript(const std::vector<std::string>& keys,
+                            const std::vector<std::string>& argv) {
+    std::vector<std::string> req = {"EVAL", "return redis.pcall(unpack(ARGV))",
+                                    std::to_string(keys.size())};
+    req.insert(req.end(), keys.begin(), keys.end());
+    req.insert(req.end(), argv.begin(), argv.end());
+    return Call(req);
+  }
+
+  ManualClock clock;
+  std::unique_ptr<Store> store;
+  NoServer server;
+  std::unique_ptr<Dispatcher> dispatcher;
+  ClientState client;
+};
+
+std::string ScriptErr(const std::string& msg, const std::string& body, int line = 1) {
+  return Err(msg + " script: " + ephpm::resp::script::Sha1Hex(body) + ", on @user_script:" +
+             std::to_string(line) + ".");
+}
+
+}  // namespace
+
+TEST_CASE("script: Sha1Hex matches FIPS 180-1 across block boundaries", "[script]") {
+  using ephpm::resp::script::Sha1Hex;
+  CHECK(Sha1Hex("") == "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+  CHECK(Sha1Hex("abc") == "a9993e364706816aba3e25717850c26c9cd0d89d");
+  const std::pair<size_t, const char*> vectors[] = {
+      {1, "86f7e437faa5a7fce15d1ddcb9eaeaea377667b8"},
+      {55, "c1c8bbdc22796e28c0e15163d20899b65621d65a"},
+      {56, "c2db330f6083854c99d4b5bfb6e8f29f201be699"},
+      {63, "03f09f5b158a7a8cdad920bddc29b81c18a551f5"},
+      {64, "0098ba824b5c16427bd7a1122a5a442a25ec644d"},
+      {65, "11655326c708d70319be2610e8a57d9a5b959d3b"},
+      {119, "ee971065aaa017e0632a8ca6c77bb3bf8b1dfc56"},
+      {120, "f34c1488385346a55709ba056ddd08280dd4c6d6"},
+      {1000, "291e9a6c66994949b57ba5e650361e98fc36b1ba"},
+  };
+  for (const auto& [n, hex] : vectors) {
+    INFO(n);
+    CHECK(Sha1Hex(std::string(n, 'a')) == hex);
+  }
+}
+
+TEST_CASE("script: replies come back from redis.pcall byte for byte", "[script]") {
+  Local l;
+  l.Call({"HSET", "h", "f", "v"});
+  const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> cases = {
+      {{"s"}, {"GET", "s"}},
+      {{"nokey"}, {"GET", "nokey"}},
+      {{"s"}, {"SET", "s", "x"}},
+      {{"s"}, {"GET", "s"}},
+      {{"c"}, {"INCR", "c"}},
+      {{"c"}, {"INCRBY", "c", "-5"}},
+      {{"s", "nokey", "c"}, {"MGET", "s", "nokey", "c"}},
+      {{"h"}, {"HGETALL", "h"}},
+      {{"h"}, {"HMGET", "h", "f", "nofield"}},
+      {{}, {"PING"}},
+      {{}, {"ECHO", ""}},
+      {{"s"}, {"INCR", "s"}},
+      {{"s"}, {"HGET", "s", "f"}},
+      {{"s"}, {"SET", "s", "x", "NX"}},
+  };
+  auto reset = [&] {
+    l.Call({"SET", "s", "v\0\r\n"s});
+    l.Call({"SET", "c", "0"});
+  };
+  for (const auto& [keys, argv] : cases) {
+    INFO(argv[0]);
+    reset();
+    const std::string direct = l.Call(argv);
+    reset();
+    const std::string scripted = l.ThroughScript(keys, argv);
+    CHECK(scripted == direct);
+  }
+}
+
+TEST_CASE("script: Lua values become Redis's replies", "[script]") {
+  Local l;
+  auto eval = [&](const std::string& body) { return l.Call({"EVAL", body, "0"}); };
+  CHECK(eval("return 3.99") == Int(3));
+  CHECK(eval("return -3.99") == Int(-3));
+  CHECK(eval("return 2^62") == Int(4611686018427387904));
+  CHECK(eval("return 2^63") == Int(INT64_MIN));
+  CHECK(eval("return 0/0") == Int(INT64_MIN));
+  CHECK(eval("return true") == Int(1));
+  CHECK(eval("return false") == kNil);
+  CHECK(eval("return nil") == kNil);
+  CHECK(eval("return {1, 'a', {false}, nil, 9}") == Arr({Int(1), Bulk("a"), Arr({kNil})}));
+  CHECK(eval("return {ok='fine'}") == "+fine\r\n");
+  CHECK(eval("return {err='CODE msg'}") == Err("CODE msg"));
+  CHECK(eval("return redis.error_reply('bare')") == Err("ERR bare"));
+  CHECK(eval("return {err='E', ok='O'}") == Err("E"));
+  CHECK(eval("local t = {} t[1] = t return 1") == Int(1));
+  // A table that contains itself ends at Lua's stack limit, as in Redis.
+  const std::string deep = eval("local t = {} t[1] = t return t");
+  CHECK(deep.find("-ERR reached lua stack limit\r\n") != std::string::npos);
+}
+
+TEST_CASE("script: an EVAL that wrote waits for durability like a write", "[script]") {
+  Local l;
+  bool wrote = true;
+  l.Call({"EVAL", "return redis.call('get', KEYS[1])", "1", "k"}, &wrote);
+  CHECK_FALSE(wrote);
+  CHECK(l.Call({"EVAL", "return redis.call('set', KEYS[1], 'v')", "1", "k"}, &wrote) == kOk);
+  CHECK(wrote);
+  // A write refused before it ran did not write.
+  CHECK(l.Call({"EVAL_RO", "return redis.pcall('set', KEYS[1], 'x')", "1", "k"}, &wrote) ==
+        Err("ERR Write commands are not allowed from read-only scripts."));
+  CHECK_FALSE(wrote);
+}
+
+TEST_CASE("script: only the keys declared in KEYS may be touched", "[script]") {
+  Local l;
+  const std::string undeclared = std::string(ephpm::resp::script::kUndeclaredKey);
+  const std::string body = "redis.call('set', KEYS[1], 'x') return redis.call('set', 'other', 'y')";
+  CHECK(l.Call({"EVAL", body, "1", "k"}) == ScriptErr(undeclared, body));
+  // The write before the refusal stays (scripts have no rollback, as in Redis).
+  CHECK(l.Call({"GET", "k"}) == Bulk("x"));
+  CHECK(l.Call({"GET", "other"}) == kNil);
+  // Every key position of the command is checked (MSET's step 2).
+  const std::string mset = "return redis.call('mset', KEYS[1], 'a', KEYS[2], 'b', 'z', 'c')";
+  CHECK(l.Call({"EVAL", mset, "2", "k", "k2"}) == ScriptErr(undeclared, mset));
+  CHECK(l.Call({"GET", "k2"}) == kNil);
+  const std::string ok = "return redis.call('mset', KEYS[1], 'a', KEYS[2], 'b')";
+  CHECK(l.Call({"EVAL", ok, "2", "k", "k2"}) == kOk);
+  // pcall returns the refusal.
+  CHECK(l.Call({"EVAL", "return redis.pcall('get', 'other')", "0"}) == Err(undeclared));
+  // A declared key longer than the store allows: the script does not run.
+  const std::string long_key(ephpm::kMaxKeySize + 1, 'k');
+  const std::string r = l.Call({"EVAL", "return redis.call('set', 'x', 'y')", "1", long_key});
+  CHECK(r.rfind("-ERR key is longer than", 0) == 0);
+}
+
+TEST_CASE("script: keyspace-wide commands need their name as a literal", "[script]") {
+  Local l;
+  l.Call({"MSET", "a", "1", "b", "2", "c", "3"});
+  CHECK(l.Call({"EVAL", "return #redis.call('KEYS', '*')", "0"}) == Int(3));
+  CHECK(l.Call({"EVAL", "return redis.call(\"dbsize\")", "0"}) == Int(3));
+  CHECK(l.Call({"EVAL", "return type(redis.call('info', 'keyspace'))", "0"}) == Bulk("string"));
+  const std::string needs = std::string(ephpm::resp::script::kNeedsAllShards);
+  const std::string dynamic = "return redis.call('db' .. 'size')";
+  CHECK(l.Call({"EVAL", dynamic, "0"}) == ScriptErr(needs, dynamic));
+  CHECK(l.Call({"EVAL", "redis.call('flushall') return redis.call('dbsize')", "0"}) == Int(0));
+}
+
+TEST_CASE("script: the sandbox holds across runs on one thread", "[script]") {
+  Local l;
+  const std::string set_global = "x = 1";
+  CHECK(l.Call({"EVAL", set_global, "0"}) ==
+        ScriptErr("ERR user_script:1: Attempt to modify a readonly table", set_global));
+  const std::string rawset = "rawset(_G, 'x', 1)";
+  CHECK(l.Call({"EVAL", rawset, "0"}) ==
+        ScriptErr("ERR Attempt to modify a readonly table", rawset));
+  const std::string lib = "string.upper = nil";
+  CHECK(l.Call({"EVAL", lib, "0"}) ==
+        ScriptErr("ERR user_script:1: Attempt to modify a readonly table", lib));
+  // Nothing of the above stuck.
+  CHECK(l.Call({"EVAL", "return rawget(_G, 'x') == nil and string.upper('a')", "0"}) ==
+        Bulk("A"));
+  const std::string read = "return x";
+  CHECK(l.Call({"EVAL", read, "0"}) ==
+        ScriptErr("ERR user_script:1: Script attempted to access nonexistent global variable 'x'",
+                  read));
+  // KEYS and ARGV are each run's own.
+  CHECK(l.Call({"EVAL", "KEYS[9] = 'left' return #ARGV", "1", "k", "a", "b"}) == Int(2));
+  CHECK(l.Call({"EVAL", "return {#KEYS, KEYS[9]}", "0"}) == Arr({Int(0)}));
+  CHECK(l.Call({"EVAL", "return loadstring(string.dump(function() end))", "0"}) == kNil);
+}
+
+TEST_CASE("script: SCRIPT FLUSH forgets every script; EVALSHA then refuses", "[script]") {
+  Local l;
+  const std::string sha = l.Call({"SCRIPT", "LOAD", "return 'x'"});
+  REQUIRE(sha.size() == 40 + 7);
+  const std::string hex = sha.substr(5, 40);
+  CHECK(l.Call({"EVALSHA", hex, "0"}) == Bulk("x"));
+  CHECK(l.Call({"SCRIPT", "FLUSH"}) == kOk);
+  CHECK(l.Call({"EVALSHA", hex, "0"}) == Err("NOSCRIPT No matching script. Please use EVAL."));
+  CHECK(l.Call({"SCRIPT", "EXISTS", hex}) == Arr({Int(0)}));
+  // A second dispatcher (another server in the process) has its own cache.
+  Local other;
+  other.Call({"SCRIPT", "LOAD", "return 'x'"});
+  CHECK(l.Call({"SCRIPT", "EXISTS", hex}) == Arr({Int(0)}));
+  CHECK(other.Call({"EVALSHA", hex, "0"}) == Bulk("x"));
+}
+
+namespace {
+
+// Runs body on a thread; the main thread sends SCRIPT KILL until a script
+// is busy (or the script has ended), and returns what SCRIPT KILL replied
+// first other than NOTBUSY.
+struct Killer {
+  Killer(Local& l, std::vector<std::string> eval, int64_t threshold_ms = 0) : local(l) {
+    local.dispatcher->scripting().set_busy_threshold_ms(threshold_ms);
+    thread = std::thread([this, eval]() mutable {
+      ClientState cs;
+      cs.authenticated = true;
+      local.dispatcher->Execute(&cs, eval, &script_reply);
+      done.store(true);
+    });
+  }
+  std::string KillUntilBusy() {
+    ClientState cs;
+    cs.authenticated = true;
+    std::string r;
+    while (!done.load()) {
+      r.clear();
+      std::vector<std::string> kill = {"SCRIPT", "KILL"};
+      local.dispatcher->Execute(&cs, kill, &r);
+      if (r != Err("NOTBUSY No scripts in execution right now.")) return r;
+      std::this_thread::yield();
+    }
+    return "<script ended>";
+  }
+  std::string Join() {
+    thread.join();
+    return script_reply;
+  }
+
+  Local& local;
+  std::atomic<bool> done{false};
+  std::string script_reply;
+  std::thread thread;
+};
+
+}  // namespace
+
+TEST_CASE("script: SCRIPT KILL without a script replies NOTBUSY", "[script]") {
+  Local l;
+  CHECK(l.Call({"SCRIPT", "KILL"}) == Err("NOTBUSY No scripts in execution right now."));
+  l.dispatcher->scripting().set_busy_threshold_ms(0);
+  CHECK(l.Call({"SCRIPT", "KILL"}) == Err("NOTBUSY No scripts in execution right now."));
+}
+
+TEST_CASE("script: SCRIPT KILL stops a busy script that has not written", "[script]") {
+  Local l;
+  const std::string body = "while true do end";
+  Killer k(l, {"EVAL", body, "1", "k"});
+  CHECK(k.KillUntilBusy() == kOk);
+  CHECK(k.Join() == ScriptErr("ERR Script killed by user with SCRIPT KILL...", body));
+  // The thread's Lua state is usable after a kill.
+  CHECK(l.Call({"EVAL", "return 7", "0"}) == Int(7));
+}
+
+TEST_CASE("script: pcall cannot catch SCRIPT KILL", "[script]") {
+  Local l;
+  const std::string body =
+      "local n = 0\nwhile true do\n  pcall(function() while true do end end)\n  n = n + 1\nend";
+  Killer k(l, {"EVAL", body, "0"});
+  CHECK(k.KillUntilBusy() == kOk);
+  const std::string r = k.Join();
+  CHECK(r.rfind("-ERR Script killed by user with SCRIPT KILL... script: ", 0) == 0);
+}
+
+TEST_CASE("script: a busy script that wrote is UNKILLABLE", "[script]") {
+  Local l;
+  // Writes first, then loops for a second or so and ends by itself (the
+  // store's clock is manual: TIME would not move).  Busy only after 100 ms,
+  // long after its write.
+  const std::string body =
+      "redis.call('set', KEYS[1], 'written')\n"
+      "local n = 0\n"
+      "while n < 3e8 do n = n + 1 end\n"
+      "return 'finished'";
+  Killer k(l, {"EVAL", body, "1", "k"}, 100);
+  CHECK(k.KillUntilBusy() ==
+        Err("UNKILLABLE Sorry the script already executed write commands against the dataset. "
+            "You can either wait the script termination or kill the server in a hard way using "
+            "the SHUTDOWN NOSAVE command."));
+  CHECK(k.Join() == Bulk("finished"));
+  CHECK(l.Call({"GET", "k"}) == Bulk("written"));
+}
+
+TEST_CASE("script: concurrent clients' read-modify-write scripts are atomic", "[script]") {
+  RespServerOptions o;
+  o.io_threads = 4;
+  Fixture f(o);
+  const int kClients = 4, kEach = 300;
+  // GET then SET: lost updates unless the script is one step.
+  const std::string incr =
+      "local v = tonumber(redis.call('get', KEYS[1]) or '0')\n"
+      "redis.call('set', KEYS[1], v + 1)\n"
+      "local w = tonumber(redis.call('get', KEYS[2]) or '0')\n"
+      "redis.call('set', KEYS[2], w + 1)\n"
+      "return v";
+  std::vector<std::thread> threads;
+  std::vector<int> bad(kClients, 0);
+  for (int t = 0; t < kClients; ++t) {
+    threads.emplace_back([&, t] {
+      Client c(f.port());
+      for (int i = 0; i < kEach; ++i) {
+        // Alternate the two keys' order: the locks are taken in shard
+        // order whatever order KEYS gives.
+        const std::string r = (i % 2 == 0) ? c.Call({"EVAL", incr, "2", "ctr:a", "ctr:b"})
+                                           : c.Call({"EVAL", incr, "2", "ctr:b", "ctr:a"});
+        if (r.empty() || r[0] != ':') ++bad[static_cast<size_t>(t)];
+      }
+    });
+  }
+  // A keyspace-wide script at the same time (every shard).
+  {
+    Client c(f.port());
+    for (int i = 0; i < 50; ++i) {
+      const std::string r = c.Call({"EVAL", "return #redis.call('keys', 'ctr:*')", "0"});
+      CHECK((r == Int(0) || r == Int(1) || r == Int(2)));
+    }
+  }
+  for (auto& th : threads) th.join();
+  for (int b : bad) CHECK(b == 0);
+  Client c(f.port());
+  CHECK(c.Call({"GET", "ctr:a"}) == Bulk(std::to_string(kClients * kEach)));
+  CHECK(c.Call({"GET", "ctr:b"}) == Bulk(std::to_string(kClients * kEach)));
+}
+
+TEST_CASE("script: Laravel's lock release between two clients", "[script]") {
+  Fixture f;
+  Client a(f.port()), b(f.port());
+  const std::string release =
+      "if redis.call(\"get\",KEYS[1]) == ARGV[1] then\n"
+      "    return redis.call(\"del\",KEYS[1])\n"
+      "else\n"
+      "    return 0\n"
+      "end";
+  CHECK(a.Call({"SET", "lock", "owner-a", "NX", "EX", "10"}) == kOk);
+  CHECK(b.Call({"SET", "lock", "owner-b", "NX", "EX", "10"}) == kNil);
+  // phpredis and Predis try EVALSHA first, then EVAL on NOSCRIPT.
+  const std::string sha = ephpm::resp::script::Sha1Hex(release);
+  CHECK(b.Call({"EVALSHA", sha, "1", "lock", "owner-b"}) ==
+        Err("NOSCRIPT No matching script. Please use EVAL."));
+  CHECK(b.Call({"EVAL", release, "1", "lock", "owner-b"}) == Int(0));
+  CHECK(a.Call({"GET", "lock"}) == Bulk("owner-a"));
+  CHECK(a.Call({"EVALSHA", sha, "1", "lock", "owner-a"}) == Int(1));
+  CHECK(b.Call({"SET", "lock", "owner-b", "NX", "EX", "10"}) == kOk);
+  CHECK(b.Call({"EVALSHA", sha, "1", "lock", "owner-b"}) == Int(1));
+  CHECK(a.Call({"EXISTS", "lock"}) == Int(0));
+}
+
+TEST_CASE("script: SELECT inside a script needs its name as a literal", "[script]") {
+  StoreOptions so;
+  so.databases = 2;
+  Local l(so);
+  const std::string body = "redis.call('select', '1') return redis.call('set', KEYS[1], 'in1')";
+  CHECK(l.Call({"EVAL", body, "1", "k"}) == kOk);
+  // The caller stays in its database.
+  CHECK(l.Call({"GET", "k"}) == kNil);
+  CHECK(l.Call({"SELECT", "1"}) == kOk);
+  CHECK(l.Call({"GET", "k"}) == Bulk("in1"));
+  const std::string needs = std::string(ephpm::resp::script::kNeedsAllShards);
+  const std::string dynamic = "return redis.call('sel' .. 'ect', '0')";
+  CHECK(l.Call({"EVAL", dynamic, "0"}) == ScriptErr(needs, dynamic));
+  // Inside MULTI, a script runs in EXEC's section; one that SELECTs cannot.
+  CHECK(l.Call({"MULTI"}) == kOk);
+  CHECK(l.Call({"EVAL", "return redis.call('incr', KEYS[1])", "1", "n"}) == "+QUEUED\r\n");
+  CHECK(l.Call({"EVAL", body, "1", "k"}) == "+QUEUED\r\n");
+  CHECK(l.Call({"EXEC"}) ==
+        Arr({Int(1), Err("ERR a script that SELECTs, MOVEs or FLUSHALLs cannot run inside MULTI")}));
+}
+
+TEST_CASE("script: the keys after numkeys must be declared too", "[script]") {
+  Local l;
+  l.Call({"ZADD", "z1", "1", "a"});
+  l.Call({"ZADD", "z2", "2", "b"});
+  const std::string undeclared = std::string(ephpm::resp::script::kUndeclaredKey);
+  const std::string body = "return redis.call('zunionstore', KEYS[1], 2, KEYS[2], 'z2')";
+  CHECK(l.Call({"EVAL", body, "2", "dst", "z1"}) == ScriptErr(undeclared, body));
+  CHECK(l.Call({"EXISTS", "dst"}) == Int(0));
+  const std::string ok = "return redis.call('zunionstore', KEYS[1], 2, KEYS[2], KEYS[3])";
+  CHECK(l.Call({"EVAL", ok, "3", "dst", "z1", "z2"}) == Int(2));
+}
