@@ -35,6 +35,12 @@ namespace ephpm {
 // One XXH3-128 of the key gives two independent 64-bit halves: the low half
 // picks the shard, the high half is the hash the shard's map uses.  Keys in
 // one shard therefore share no bits of the map's hash.
+//
+// Redis Cluster's hash tags: a key with a non-empty "{...}" (the first '{'
+// and the first '}' after it) is placed by what is between them, so "{t}x"
+// and "t" share a shard.  A script or a transaction may then reach keys
+// built from its declared ones the way Redis Cluster clients build them
+// (Symfony's tag invalidation uses "{id}id" beside "id").
 
 struct HashedKey {
   std::string_view key;
@@ -42,9 +48,20 @@ struct HashedKey {
   uint64_t map_hash;
 };
 
+// The hash tag of key, or key itself when it has none.
+inline std::string_view ShardPart(std::string_view key) {
+  const size_t open = key.find('{');
+  if (open == std::string_view::npos) return key;
+  const size_t close = key.find('}', open + 1);
+  if (close == std::string_view::npos || close == open + 1) return key;
+  return key.substr(open + 1, close - open - 1);
+}
+
 inline HashedKey HashKey(std::string_view key) {
   const XXH128_hash_t h = XXH3_128bits(key.data(), key.size());
-  return HashedKey{key, h.low64, h.high64};
+  const std::string_view part = ShardPart(key);
+  if (part.size() == key.size()) return HashedKey{key, h.low64, h.high64};
+  return HashedKey{key, XXH3_128bits(part.data(), part.size()).low64, h.high64};
 }
 
 struct KeyHash {

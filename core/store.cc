@@ -671,6 +671,8 @@ Status Store::WatchedChanged(std::string_view key, uint64_t touched, bool* chang
 
 void Store::Unwatch(std::string_view key) { impl_->Unwatch(key); }
 
+bool Store::HeldBySection(std::string_view key) const { return impl_->HeldBySection(key); }
+
 Status Store::Inspect(std::string_view key, EntryInfo* info) const {
   return impl_->Inspect(key, info);
 }

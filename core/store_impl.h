@@ -425,6 +425,9 @@ class Store::Impl {
   Status Watch(std::string_view key, uint64_t* touched);
   Status WatchedChanged(std::string_view key, uint64_t touched, bool* changed) const;
   void Unwatch(std::string_view key);
+  bool HeldBySection(std::string_view key) const {
+    return KeyOk(key) && section::Holds(&ShardFor(HashKey(key)).mu);
+  }
 
   // --- expiry sweeping ----------------------------------------------------
 

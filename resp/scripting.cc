@@ -527,6 +527,13 @@ size_t NumkeysIndex(std::string_view name) {
 
 // redis.call's checks before the command runs, in Redis 7.0's order; "" to
 // run it, else the error line.
+// A key the script may touch: one it declared, or one in a shard its
+// section holds (a key built from a declared one with a hash tag, as Redis
+// Cluster clients do, such as "{id}id").
+bool Reachable(const Scripting::Run& run, const std::string& key) {
+  return run.keys.contains(key) || run.ctx->store->HeldBySection(key);
+}
+
 std::string_view CheckCall(Scripting::Run& run) {
   const auto& argv = run.call_argv;
   const auto& table = cmd::Table();
@@ -552,7 +559,7 @@ std::string_view CheckCall(Scripting::Run& run) {
   if (c->first_key > 0) {
     const int last = c->last_key < 0 ? n + c->last_key : c->last_key;
     for (int i = c->first_key; i <= last && i < n; i += std::max(1, c->step)) {
-      if (!run.keys.contains(argv[static_cast<size_t>(i)])) return kUndeclaredKey;
+      if (!Reachable(run, argv[static_cast<size_t>(i)])) return kUndeclaredKey;
     }
   } else if (KeyspaceWide(*c) && !run.entry->all_shards) {
     return kNeedsAllShards;
@@ -564,7 +571,7 @@ std::string_view CheckCall(Scripting::Run& run) {
     if (cmd::ParseLL(argv[at], &numkeys) && numkeys > 0 &&
         numkeys <= static_cast<int64_t>(argv.size() - at - 1)) {
       for (size_t i = at + 1; i <= at + static_cast<size_t>(numkeys); ++i) {
-        if (!run.keys.contains(argv[i])) return kUndeclaredKey;
+        if (!Reachable(run, argv[i])) return kUndeclaredKey;
       }
     }
   }

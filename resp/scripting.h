@@ -5,8 +5,9 @@
 //
 // Where ephpm differs from Redis (the store is sharded and multi-threaded,
 // Redis is single-threaded):
-// - A script may only touch the keys it declares in KEYS: a redis.call on
-//   any other key raises kUndeclaredKey.  The script runs with the shards of
+// - A script may only touch the keys it declares in KEYS, and keys in the
+//   same shards (a hash tag "{k}..." puts a key in the shard of k, as in
+//   Redis Cluster): a redis.call on any other key raises kUndeclaredKey.  The script runs with the shards of
 //   its KEYS locked (atomic against every other client), or with every shard
 //   locked when it names a keyspace-wide command (KEYS, SCAN, DBSIZE,
 //   RANDOMKEY, FLUSHDB, FLUSHALL) as a string literal; such a command not

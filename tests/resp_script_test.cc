@@ -192,6 +192,21 @@ TEST_CASE("script: only the keys declared in KEYS may be touched", "[script]") {
   CHECK(r.rfind("-ERR key is longer than", 0) == 0);
 }
 
+TEST_CASE("script: a key tagged with a declared key's name shares its shard and may be touched",
+          "[script]") {
+  // Symfony's tag invalidation: SUNIONSTORE into '{'..id..'}'..id, then SSCAN
+  // it, with only id declared (Redis Cluster's hash-tag rule).
+  Local l;
+  const std::string body =
+      "redis.call('sadd', KEYS[1], 'a', 'b') "
+      "redis.call('sunionstore', '{'..KEYS[1]..'}'..KEYS[1], KEYS[1]) "
+      "redis.call('del', KEYS[1]) "
+      "return redis.call('scard', '{'..KEYS[1]..'}'..KEYS[1])";
+  CHECK(l.Call({"EVAL", body, "1", "ns: tags t1"}) == Int(2));
+  CHECK(l.Call({"SCARD", "{ns: tags t1}ns: tags t1"}) == Int(2));
+  CHECK(l.Call({"EXISTS", "ns: tags t1"}) == Int(0));
+}
+
 TEST_CASE("script: keyspace-wide commands need their name as a literal", "[script]") {
   Local l;
   l.Call({"MSET", "a", "1", "b", "2", "c", "3"});

@@ -123,6 +123,31 @@ TEST_CASE("Atomically: all shards, nesting refused, long keys refused", "[sectio
   CHECK(store->Atomically({"x"}, false, [] {}) == Status::kOk);
 }
 
+TEST_CASE("Atomically: hash tags put a key in the shard of its tag; the section says what it holds",
+          "[sections]") {
+  StoreOptions o = NoSweeper();
+  o.shards = 64;
+  auto store = MakeStore(o, ephpm::SystemClock());
+  // A key outside the section: some key of another shard than "t".
+  std::string outside;
+  store->Atomically({"t"}, false, [&] {
+    CHECK(store->HeldBySection("t"));
+    CHECK(store->HeldBySection("{t}x"));
+    CHECK(store->HeldBySection("a{t}b{c}"));  // the first tag counts
+    for (int i = 0; outside.empty() && i < 1000; ++i) {
+      const std::string k = "k" + std::to_string(i);
+      if (!store->HeldBySection(k)) outside = k;
+    }
+    // A tag of a key outside is outside too.
+    CHECK_FALSE(store->HeldBySection("{" + outside + "}"));
+    CHECK_FALSE(store->HeldBySection("t{" + outside + "}"));
+    CHECK(store->Set("{t}x", "v") == Status::kOk);  // no lock taken: held already
+  });
+  REQUIRE_FALSE(outside.empty());
+  CHECK_FALSE(store->HeldBySection("t"));  // no section any more
+  CHECK(GetOr(*store, "{t}x") == "v");
+}
+
 TEST_CASE("Atomically: a waiter wakes once the section has ended, and sees its last state",
           "[sections]") {
   auto store = MakeStore(NoSweeper(), ephpm::SystemClock());

@@ -669,6 +669,9 @@ class Store {
   Status WatchedChanged(std::string_view key, uint64_t touched, bool* changed) const;
   // Ends one Watch of key.
   void Unwatch(std::string_view key);
+  // Whether the calling thread's atomic section holds key's shard (in the
+  // scope's database): a call on key inside the section is then safe.
+  bool HeldBySection(std::string_view key) const;
 
   // --- replication --------------------------------------------------------
   // Used by a cluster's Replicator; a single node never calls these.
