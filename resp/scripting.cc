@@ -84,7 +84,7 @@ std::string Sha1Hex(std::string_view data) {
     n -= 64;
   }
   unsigned char tail[128] = {};
-  std::memcpy(tail, p, n);
+  if (n > 0) std::memcpy(tail, p, n);  // p is null for an empty view
   tail[n] = 0x80;
   const size_t len = n + 1 + 8 <= 64 ? 64 : 128;
   for (int i = 0; i < 8; ++i) tail[len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
