@@ -214,7 +214,10 @@ int SafeRawset(lua_State* L) {
 // that scripts see the message as Lua's own errors are seen.
 int SafePcall(lua_State* L) {
   const int argc = lua_gettop(L);
-  if (argc == 0) {  // what Redis's answers, having called its placeholder
+  if (argc == 0) {
+    // pcall() with nothing to call: Redis 7.0 answers false and this
+    // message (its replacement pcall calls a boolean); scripting.resp
+    // compares it with redis-server.
     lua_pushboolean(L, 0);
     lua_pushstring(L, "attempt to call a boolean value");
     return 2;
