@@ -11,6 +11,11 @@ extern "C" {
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+// The two libraries Redis embeds that scripts in the wild use, as Debian
+// packages them: lua-cjson 2.1.0 (Laravel's queue decodes and re-encodes its
+// jobs with it) and LuaBitOp 1.0.2.
+#include <lua-bitop.h>
+#include <lua-cjson.h>
 }
 
 #include <algorithm>
@@ -797,9 +802,17 @@ class LuaThread {
       lua_pushstring(L, name);
       lua_call(L, 1, 0);
     }
+    // cjson and bit as globals, as in Redis (their openers return the table).
+    for (const auto& [name, open] :
+         {std::pair<const char*, lua_CFunction>{"cjson", luaopen_cjson},
+          std::pair<const char*, lua_CFunction>{"bit", luaopen_bit}}) {
+      lua_pushcfunction(L, open);
+      lua_call(L, 0, 1);
+      lua_setfield(L, LUA_GLOBALSINDEX, name);
+    }
     // Only what Redis 7.0 keeps of the base library.
     static const char* const kKeep[] = {
-        "_G", "_VERSION", "assert", "collectgarbage", "coroutine", "error", "gcinfo",
+        "_G", "_VERSION", "assert", "bit", "cjson", "collectgarbage", "coroutine", "error", "gcinfo",
         "getmetatable", "ipairs", "load", "loadstring", "math", "next", "pairs", "pcall",
         "rawequal", "rawget", "rawset", "select", "setmetatable", "string", "table",
         "tonumber", "tostring", "type", "unpack", "xpcall"};
@@ -853,7 +866,7 @@ class LuaThread {
     lua_setfield(L, LUA_REGISTRYINDEX, "ephpm.errh");
 
     // Library tables become read-only proxies; so do the globals.
-    for (const char* lib : {"redis", "string", "table", "math", "coroutine"}) {
+    for (const char* lib : {"redis", "string", "table", "math", "coroutine", "cjson", "bit"}) {
       lua_getfield(L, LUA_GLOBALSINDEX, lib);
       MakeReadonly(L);
       lua_setfield(L, LUA_GLOBALSINDEX, lib);

@@ -23,8 +23,10 @@
 //   that has not written; it replies UNKILLABLE only when all of them wrote.
 // - Other clients are not answered -BUSY: a command on a locked shard waits.
 // - Libraries: base (without print, dofile, loadfile, getfenv, setfenv,
-//   newproxy), table, string, math, coroutine.  No cjson, cmsgpack, struct
-//   or bit.  loadstring/load refuse precompiled chunks.  redis.* has call,
+//   newproxy), table, string, math, coroutine, and Debian's builds of the
+//   cjson (2.1.0) and bit (LuaBitOp 1.0.2) libraries Redis embeds, as
+//   read-only globals.  No cmsgpack or struct.  loadstring/load refuse
+//   precompiled chunks.  redis.* has call,
 //   pcall, error_reply, status_reply, sha1hex, log, LOG_*, REDIS_VERSION,
 //   REDIS_VERSION_NUM and replicate_commands (always true, as in 7.0); not
 //   setresp, set_repl, breakpoint, debug, acl_check_cmd.

@@ -7,13 +7,16 @@ packages=(
   # toolchain
   build-essential cmake pkg-config git clang-14 libclang-rt-14-dev
   # libraries
-  libabsl-dev libzstd-dev libxxhash-dev libboost-dev liblua5.1-0-dev
+  libabsl-dev libzstd-dev libxxhash-dev libboost-dev liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
   # PHP: headers, php-config, CLI, embed SAPI; php-parser for gen_stub.php
   php8.2-dev php8.2-cli libphp8.2-embed php-parser
   # tests and benchmarks: real Redis clients and servers to compare with
   catch2 libbenchmark-dev redis-server redis-tools php8.2-redis curl
   # model-based testing of the store (RapidCheck, with shrinking)
   librapidcheck-dev
+  # the frameworks' own suites over phpredis (tests/frameworks/run.sh)
+  phpunit php-symfony-lock php-symfony-cache php-cache-integration-tests
+  php-laravel-framework
 )
 
 sudo=""
