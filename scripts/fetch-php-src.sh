@@ -5,6 +5,10 @@
 #
 #   ${EPHPM_CACHE:-$HOME/.cache/ephpm}/php-src/php8.2-<version>/
 #
+# EPHPM_PHP_SRC_PACKAGE=symfony EPHPM_SRC_MARKER=src/Symfony/Component/Lock/Tests
+# fetches another source package the same way (the framework suites' tests);
+# the marker is a path the unpacked tree must have.
+#
 # Prints that directory on stdout (and nothing else).  Idempotent: when the
 # cache holds an unpacked tree, nothing is fetched and apt is not touched.
 # Otherwise it installs dpkg-dev, adds a deb-src entry for the main suite
@@ -15,6 +19,7 @@ set -euo pipefail
 
 cache="${EPHPM_CACHE:-${HOME:-/tmp}/.cache/ephpm}/php-src"
 package="${EPHPM_PHP_SRC_PACKAGE:-php8.2}"
+marker="${EPHPM_SRC_MARKER:-ext/session/tests}"
 
 log() { echo "fetch-php-src: $*" >&2; }
 
@@ -31,7 +36,7 @@ cached_tree() {
   [ -f "$stamp" ] || return 1
   local dir
   dir=$(cat "$stamp")
-  [ -d "$cache/$dir/ext/session/tests" ] || return 1
+  [ -d "$cache/$dir/$marker" ] || return 1
   echo "$cache/$dir"
 }
 
@@ -75,7 +80,7 @@ if [ ! -f "$srclist" ] && [ -z "$(apt-cache showsrc "$package" 2>/dev/null)" ]; 
     END { flush() }' "$main")
   [ -n "$entry" ] || { log "no deb entry for suite $codename in $main"; exit 1; }
   log "adding $srclist"
-  printf '# Added by ephpm scripts/fetch-php-src.sh: the php8.2 source for its tests.\n%s\n' \
+  printf '# Added by ephpm scripts/fetch-php-src.sh: Debian sources for its tests.\n%s\n' \
     "$entry" | $sudo tee "$srclist" >/dev/null
 fi
 $sudo apt-get update -q >&2
@@ -96,8 +101,8 @@ log "apt-get source $package (into $work)"
 chmod 0755 "$work"
 (cd "$work" && apt-get source -q "$package/$codename" >&2)
 dir=$(cd "$work" && find . -mindepth 1 -maxdepth 1 -type d -name "$package-*" -printf '%f\n' | head -1)
-[ -n "$dir" ] && [ -d "$work/$dir/ext/session/tests" ] || {
-  log "apt-get source did not unpack a tree with ext/session/tests"
+[ -n "$dir" ] && [ -d "$work/$dir/$marker" ] || {
+  log "apt-get source did not unpack a tree with $marker"
   exit 1
 }
 rm -rf "${cache:?}/$dir"
