@@ -673,6 +673,12 @@ void Store::Unwatch(std::string_view key) { impl_->Unwatch(key); }
 
 bool Store::HeldBySection(std::string_view key) const { return impl_->HeldBySection(key); }
 
+size_t Store::ShardIndex(uint32_t db, std::string_view key) const {
+  return impl_->ShardIndex(db, key);
+}
+
+size_t Store::ShardsPerDatabase() const { return impl_->ShardsPerDatabase(); }
+
 Status Store::Inspect(std::string_view key, EntryInfo* info) const {
   return impl_->Inspect(key, info);
 }

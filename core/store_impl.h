@@ -428,6 +428,10 @@ class Store::Impl {
   bool HeldBySection(std::string_view key) const {
     return KeyOk(key) && section::Holds(&ShardFor(HashKey(key)).mu);
   }
+  size_t ShardsPerDatabase() const { return shard_mask_ + 1; }
+  size_t ShardIndex(uint32_t db, std::string_view key) const {
+    return db * ShardsPerDatabase() + (HashKey(key).shard_hash & shard_mask_);
+  }
 
   // --- expiry sweeping ----------------------------------------------------
 

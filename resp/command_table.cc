@@ -416,6 +416,8 @@ bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
     w.SimpleString("QUEUED");
     return false;
   }
+  // A command that would wait for a long script's shards is told so.
+  if (const std::string_view busy = scripting_->BusyFor(c); !busy.empty()) return refuse(busy);
   client->exec_wrote = false;
   const Store::DatabaseScope database(*store_, client->db);
   cmd->fn(c);

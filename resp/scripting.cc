@@ -122,6 +122,10 @@ struct Scripting::Run {
   ClientState client;
   absl::flat_hash_set<std::string_view> keys;
   uint32_t db = 0;  // the caller's database, the one locked
+  // What the run's section locks, for BusyFor: the shards of its keys
+  // (Store::ShardIndex) and whole databases.
+  std::vector<size_t> shards;
+  std::vector<uint32_t> whole_databases;
   bool read_only = false;
   std::chrono::steady_clock::time_point start;
   std::atomic<bool> wrote{false};
@@ -1008,11 +1012,89 @@ std::shared_ptr<const Scripting::Entry> Scripting::Find(const std::string& lower
 void Scripting::Register(Run* run) {
   MutexLock l(&mu_);
   running_.push_back(run);
+  running_count_.store(static_cast<int>(running_.size()));
 }
 
 void Scripting::Unregister(Run* run) {
   MutexLock l(&mu_);
   running_.erase(std::find(running_.begin(), running_.end(), run));
+  running_count_.store(static_cast<int>(running_.size()));
+  ended_.notify_all();
+}
+
+namespace {
+
+// Whether a footprint (shard indices, whole databases) meets a run's.
+bool Overlaps(const Scripting::Run& run, const std::vector<size_t>& shards,
+              const std::vector<uint32_t>& databases, size_t per_db) {
+  auto has = [](const auto& v, auto x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  for (size_t i : shards) {
+    if (has(run.shards, i) || has(run.whole_databases, static_cast<uint32_t>(i / per_db))) {
+      return true;
+    }
+  }
+  for (uint32_t d : databases) {
+    if (has(run.whole_databases, d)) return true;
+    for (size_t i : run.shards) {
+      if (i / per_db == d) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string_view Scripting::BusyFor(const cmd::Ctx& c) {
+  if (running_count_.load(std::memory_order_relaxed) == 0) return {};
+  if (t_run != nullptr || c.client->in_exec) return {};
+  // What the command would lock: its keys' shards, its database, or all.
+  const cmd::Command& k = *c.cmd;
+  const Store& store = *c.store;
+  const size_t per_db = store.ShardsPerDatabase();
+  const uint32_t db = c.client->db;
+  const size_t n = c.argv.size();
+  std::vector<size_t> shards;
+  std::vector<uint32_t> databases;
+  size_t numkeys_at = NumkeysIndex(k.name);
+  if (std::strncmp(k.name, "eval", 4) == 0) numkeys_at = 2;  // EVAL*, EVALSHA*
+  if (DatabaseWide(k.name) && std::strcmp(k.name, "select") != 0) {  // SELECT locks nothing
+    for (uint32_t d = 0; d < store.options().databases; ++d) databases.push_back(d);
+  } else if (k.first_key > 0) {
+    const int last = k.last_key < 0 ? static_cast<int>(n) + k.last_key : k.last_key;
+    for (int i = k.first_key; i <= last && i < static_cast<int>(n); i += std::max(1, k.step)) {
+      shards.push_back(store.ShardIndex(db, c.argv[static_cast<size_t>(i)]));
+    }
+  } else if (numkeys_at == 0 && KeyspaceWide(k)) {
+    databases.push_back(db);
+  }
+  if (numkeys_at != 0 && numkeys_at < n) {
+    int64_t numkeys = 0;
+    if (cmd::ParseLL(c.argv[numkeys_at], &numkeys) && numkeys > 0 &&
+        numkeys <= static_cast<int64_t>(n - numkeys_at - 1)) {
+      for (size_t i = numkeys_at + 1; i <= numkeys_at + static_cast<size_t>(numkeys); ++i) {
+        shards.push_back(store.ShardIndex(db, c.argv[i]));
+      }
+    }
+  }
+  if (shards.empty() && databases.empty()) return {};
+  // A script below the threshold is waited for here, not on its shard lock,
+  // so that the wait ends at the threshold with -BUSY: an I/O thread stuck
+  // behind an endless script could otherwise not serve SCRIPT KILL.
+  MutexLock l(&mu_);
+  for (;;) {
+    const auto now = Clock::now();
+    const auto threshold = std::chrono::milliseconds(busy_threshold_ms());
+    bool overlapping = false;
+    auto until = Clock::time_point::max();
+    for (const Run* run : running_) {
+      if (!Overlaps(*run, shards, databases, per_db)) continue;
+      if (now - run->start >= threshold) return kBusy;
+      overlapping = true;
+      until = std::min(until, run->start + threshold);
+    }
+    if (!overlapping) return {};
+    l.WaitUntil(&ended_, until);
+  }
 }
 
 void Scripting::Eval(cmd::Ctx& c, bool by_sha, bool read_only) {
@@ -1064,6 +1146,12 @@ void Scripting::Eval(cmd::Ctx& c, bool by_sha, bool read_only) {
   run.db = c.client->db;
   run.read_only = read_only || entry->no_writes;
   run.keys.insert(keys.begin(), keys.end());
+  for (std::string_view k : keys) run.shards.push_back(c.store->ShardIndex(run.db, k));
+  if (entry->all_databases) {
+    for (uint32_t d = 0; d < c.store->options().databases; ++d) run.whole_databases.push_back(d);
+  } else if (entry->all_shards || in_exec) {
+    run.whole_databases.push_back(run.db);
+  }
   run.start = Clock::now();
   t_run = &run;
   Register(&run);

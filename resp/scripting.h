@@ -43,6 +43,7 @@
 #define EPHPM_RESP_SCRIPTING_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -61,6 +62,8 @@ namespace script {
 // Redis's own texts.
 inline constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
 inline constexpr std::string_view kNotBusy = "NOTBUSY No scripts in execution right now.";
+inline constexpr std::string_view kBusy =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
 inline constexpr std::string_view kUnkillable =
     "UNKILLABLE Sorry the script already executed write commands against the dataset. You can "
     "either wait the script termination or kill the server in a hard way using the SHUTDOWN "
@@ -91,9 +94,19 @@ class Scripting {
   void Kill(cmd::Ctx& c);
 
   // Redis's busy-reply-threshold (lua-time-limit): past it a running script
-  // may be killed with SCRIPT KILL.
+  // may be killed with SCRIPT KILL, and a command of another client that
+  // would wait for the script's shards is answered -BUSY instead (BusyFor).
   void set_busy_threshold_ms(int64_t ms) { busy_threshold_ms_.store(ms); }
   int64_t busy_threshold_ms() const { return busy_threshold_ms_.load(); }
+
+  // kBusy when the command in c needs the shards of a script running past
+  // the busy threshold, else "".  A command that needs the shards of a
+  // younger script waits here for it to end, at most until it passes the
+  // threshold (then kBusy), so that no I/O thread waits on an endless
+  // script's lock.  Commands on other shards go on: there is no global lock
+  // to be busy with.  Not for the commands a script or an EXEC runs (their
+  // section holds the shards).  One atomic load while no script runs.
+  std::string_view BusyFor(const cmd::Ctx& c);
 
   struct Entry;
   struct Run;
@@ -110,6 +123,8 @@ class Scripting {
   Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<const Entry>> scripts_ ABSL_GUARDED_BY(mu_);
   std::vector<Run*> running_ ABSL_GUARDED_BY(mu_);
+  std::atomic<int> running_count_{0};  // running_.size(), read without mu_
+  std::condition_variable ended_;  // a run ended (BusyFor waits on it)
 };
 
 }  // namespace script

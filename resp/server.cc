@@ -20,6 +20,7 @@
 #include "net/session_registry.h"
 #include "parser.h"
 #include "reply.h"
+#include "scripting.h"
 
 namespace ephpm {
 namespace resp {
@@ -52,7 +53,9 @@ class RespServer::Impl : public ServerContext {
         accept_retry_(accept_strand_),
         poll_strand_(asio::make_strand(io_)),
         poll_(poll_strand_),
-        started_at_ms_(WallMs()) {}
+        started_at_ms_(WallMs()) {
+    dispatcher_.scripting().set_busy_threshold_ms(options_.busy_reply_threshold_ms);
+  }
 
   ~Impl() override { Stop(); }
 

@@ -35,6 +35,9 @@ struct RespServerOptions {
   // A client whose replies waiting to be sent pass this is disconnected.
   size_t max_output_buffer = 256ull << 20;
   size_t io_threads = 0;  // 0 = one per core
+  // Redis's busy-reply-threshold: a script running longer may be killed
+  // (SCRIPT KILL), and commands that need its shards are answered -BUSY.
+  int64_t busy_reply_threshold_ms = 5000;
 };
 
 class RespServer {

@@ -29,6 +29,8 @@ const char kHostUsage[] =
     "  --resp-password PASS     require AUTH PASS from RESP clients\n"
     "  --resp-max-clients N     refuse RESP connections beyond N (default 10000)\n"
     "  --resp-timeout SECONDS   close RESP clients idle this long (default 0: never)\n"
+    "  --busy-reply-threshold MS  a Lua script running longer may be stopped with SCRIPT\n"
+    "                           KILL, and commands needing its keys get -BUSY (default 5000)\n"
     "  -d NAME=VALUE            a PHP INI setting (repeatable); ephpm.* settings build the\n"
     "                           store: memory_limit, eviction_policy, compression,\n"
     "                           compression_threshold, compression_level, max_value_size,\n"
@@ -210,6 +212,12 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
         if (n == 0) return Error("--request-timeout needs at least 1 second");
         f.request_timeout_seconds = n;
       }
+    } else if (a == "--busy-reply-threshold") {
+      int64_t n = 0;
+      if (!value() || !ParseInt64(v, &n) || n < 0 || n > 86400000) {
+        return Error(a + " needs milliseconds from 0 to 86400000");
+      }
+      f.resp.busy_reply_threshold_ms = n;
     } else if (a == "--max-body-size" || a == "--max-header-size") {
       uint64_t n = 0;
       if (!value() || !ParseByteSize(v, &n) || n == 0) {

@@ -64,6 +64,7 @@ TEST_CASE("host flags: the defaults", "[host_flags]") {
   CHECK(f.resp.password.empty());
   CHECK(f.resp.max_clients == resp.max_clients);
   CHECK(f.resp.idle_timeout_seconds == resp.idle_timeout_seconds);
+  CHECK(f.resp.busy_reply_threshold_ms == 5000);
   CHECK(f.resp.max_bulk_len == store.max_value_size);
   const ephpm::cluster::ClusterOptions cluster;
   CHECK(f.cluster.listen == cluster.listen);
@@ -148,6 +149,18 @@ TEST_CASE("host flags: RESP settings", "[host_flags]") {
     CHECK(Err(Resp({flag, "1.5"})) == std::string(flag) + " needs a non-negative integer");
     CHECK(Err(Resp({flag})) == std::string(flag) + " needs a non-negative integer");
   }
+}
+
+TEST_CASE("host flags: --busy-reply-threshold", "[host_flags]") {
+  CHECK(Ok(Resp({"--busy-reply-threshold", "0"})).resp.busy_reply_threshold_ms == 0);
+  CHECK(Ok(Resp({"--busy-reply-threshold", "250"})).resp.busy_reply_threshold_ms == 250);
+  CHECK(Ok(Resp({"--busy-reply-threshold", "86400000"})).resp.busy_reply_threshold_ms ==
+        86400000);
+  const std::string need = "--busy-reply-threshold needs milliseconds from 0 to 86400000";
+  for (const char* bad : {"-1", "86400001", "1.5", "x", ""}) {
+    CHECK(Err(Resp({"--busy-reply-threshold", bad})) == need);
+  }
+  CHECK(Err(Resp({"--busy-reply-threshold"})) == need);
 }
 
 TEST_CASE("host flags: --databases and -d ephpm.databases", "[host_flags]") {

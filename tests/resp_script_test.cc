@@ -300,6 +300,69 @@ struct Killer {
 
 }  // namespace
 
+TEST_CASE("script: past the threshold, commands needing its shards get -BUSY", "[script]") {
+  Local l;
+  const std::string busy =
+      Err("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+  // Below the threshold nothing is busy: a command on its key just waits.
+  {
+    Killer slow(l, {"EVAL", "local t = redis.call('time') return 1", "1", "k"}, 3600000);
+    CHECK(slow.Join() == Int(1));
+  }
+  l.Call({"SET", "k", "v"});
+  Killer k(l, {"EVAL", "while true do end", "1", "k"});
+  // Once the script runs (threshold 0: busy at once), GET k is refused.
+  std::string r;
+  while (!k.done.load()) {
+    r = l.Call({"GET", "k"});
+    if (r == busy) break;
+  }
+  CHECK(r == busy);
+  std::string other = "other";
+  for (int i = 0; l.store->ShardIndex(0, other) == l.store->ShardIndex(0, "k"); ++i) {
+    other = "other" + std::to_string(i);
+  }
+  CHECK(l.Call({"GET", other}) == kNil);        // another shard: no wait, no -BUSY
+  CHECK(l.Call({"SET", "{k}x", "1"}) == busy);   // the script's shard (hash tag)
+  CHECK(l.Call({"MGET", other, "k"}) == busy);
+  CHECK(l.Call({"DBSIZE"}) == busy);             // every shard of database 0
+  CHECK(l.Call({"FLUSHALL"}) == busy);
+  CHECK(l.Call({"EVAL", "return 1", "1", "k"}) == busy);
+  CHECK(l.Call({"EVAL", "return 1", "0"}) == Int(1));
+  CHECK(l.Call({"PING"}) == "+PONG\r\n");
+  CHECK(l.Call({"MULTI"}) == kOk);                // queued commands do not run yet
+  CHECK(l.Call({"GET", "k"}) == "+QUEUED\r\n");
+  CHECK(l.Call({"DISCARD"}) == kOk);
+  CHECK(l.Call({"SELECT", "1"}) == kOk);          // another database is not locked
+  CHECK(l.Call({"GET", "k"}) == kNil);
+  CHECK(l.Call({"DBSIZE"}) == Int(0));
+  CHECK(l.Call({"SELECT", "0"}) == kOk);
+  CHECK(l.Call({"SCRIPT", "KILL"}) == kOk);
+  CHECK(k.Join() == ScriptErr("ERR Script killed by user with SCRIPT KILL...", "while true do end"));
+  CHECK(l.Call({"GET", "k"}) == Bulk("v"));
+}
+
+TEST_CASE("script: a command waiting for a young script gets -BUSY at the threshold",
+          "[script]") {
+  // The command arrives before the threshold; it must not wait on the
+  // endless script's lock (that would hold its I/O thread for good), but be
+  // answered -BUSY once the script passes the threshold.
+  Local l;
+  const std::string busy =
+      Err("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
+  l.Call({"SET", "k", "v"});
+  Killer k(l, {"EVAL", "while true do end", "1", "k"}, 200);
+  std::string r;
+  while (!k.done.load()) {
+    r = l.Call({"GET", "k"});  // "v" until the script runs, then -BUSY
+    if (r == busy) break;
+    CHECK(r == Bulk("v"));
+  }
+  CHECK(r == busy);
+  CHECK(l.Call({"SCRIPT", "KILL"}) == kOk);
+  CHECK(k.Join() == ScriptErr("ERR Script killed by user with SCRIPT KILL...", "while true do end"));
+}
+
 TEST_CASE("script: SCRIPT KILL without a script replies NOTBUSY", "[script]") {
   Local l;
   CHECK(l.Call({"SCRIPT", "KILL"}) == Err("NOTBUSY No scripts in execution right now."));

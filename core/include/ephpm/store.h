@@ -672,6 +672,12 @@ class Store {
   // Whether the calling thread's atomic section holds key's shard (in the
   // scope's database): a call on key inside the section is then safe.
   bool HeldBySection(std::string_view key) const;
+  // Where key lives in database db: its shard's index among every
+  // database's shards (database d has ShardsPerDatabase() of them, from
+  // d * ShardsPerDatabase()).  For callers that compare what two operations
+  // lock (RESP's -BUSY for a long script); keys longer than kMaxKeySize too.
+  size_t ShardIndex(uint32_t db, std::string_view key) const;
+  size_t ShardsPerDatabase() const;
 
   // --- replication --------------------------------------------------------
   // Used by a cluster's Replicator; a single node never calls these.
