@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <memory>
 #include <string>
 #include <utility>
@@ -183,6 +185,43 @@ TEST_CASE("SwapDb touches watched keys present in either database and wakes wait
   REQUIRE(s->WaitForChange("both", version, 0, &r) == Status::kOk);
   CHECK(r.changed);
   CHECK(r.value == "b");
+}
+
+TEST_CASE("SwapDb is one step for every other thread") {
+  ManualClock clock(1000000);
+  auto s = MakeStore(Small(), &clock);
+  // Sixteen keys (over the four shards) hold "0" in database 0 and "1" in
+  // database 1: a reader holding their shards must never see a mix.
+  std::vector<std::string> keys;
+  for (int i = 0; i < 16; ++i) keys.push_back("k" + std::to_string(i));
+  for (uint32_t d = 0; d < 2; ++d) {
+    Store::DatabaseScope scope(*s, d);
+    for (const auto& k : keys) REQUIRE(s->Set(k, std::to_string(d)) == Status::kOk);
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> swap_errors{0};
+  std::thread swapper([&] {
+    while (!stop.load()) {
+      if (s->SwapDb(0, 1) != Status::kOk) swap_errors.fetch_add(1);
+    }
+  });
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  int mixed = 0, rounds = 0;
+  for (; rounds < 2000; ++rounds) {
+    std::vector<std::string> seen;
+    REQUIRE(s->Atomically(views, false, [&] {
+      for (const auto& k : keys) seen.push_back(GetOr(*s, k));
+    }) == Status::kOk);
+    if (std::count(seen.begin(), seen.end(), seen[0]) != static_cast<long>(seen.size()) ||
+        (seen[0] != "0" && seen[0] != "1")) {
+      ++mixed;
+    }
+  }
+  stop.store(true);
+  swapper.join();
+  CHECK(mixed == 0);
+  CHECK(swap_errors.load() == 0);
+  CHECK(s->Stats().memory_used == SumOfAll(*s));
 }
 
 TEST_CASE("SwapDb inside an atomic section needs both databases") {
