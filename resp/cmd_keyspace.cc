@@ -367,7 +367,8 @@ void CmdCopy(Ctx& c) {
     return c.w.Error("ERR source and destination objects are the same");
   }
   bool copied = false;
-  const Status st = c.store->Copy(c.argv[1], c.argv[2], static_cast<uint32_t>(db), replace, &copied);
+  const Status st =
+      c.store->Copy(c.argv[1], c.argv[2], static_cast<uint32_t>(db), replace, &copied);
   // The keys' lengths are checked first; past them, kInvalidArgument means
   // a script's section does not hold the destination database.
   if (st == Status::kInvalidArgument && c.argv[1].size() <= kMaxKeySize &&
