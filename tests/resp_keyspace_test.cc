@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "ephpm/replicator.h"
 #include "resp_server_util.h"
 
 using namespace resp_server_test;  // NOLINT: the suite's own helpers
@@ -101,4 +102,27 @@ TEST_CASE("SWAPDB and COPY ... DB are back after a restart") {
   CHECK(c.Call({"HGET", "h", "f"}) == Bulk("v"));
   CHECK(c.Call({"SELECT", "3"}) == kOk);
   CHECK(c.Call({"PTTL", "t"}) == Int(59000));
+}
+
+namespace {
+
+// A cluster of one owner for every key: only database 0 exists there.
+class OneOwner : public ephpm::Replicator {};
+
+}  // namespace
+
+TEST_CASE("in a cluster SWAPDB is refused, COPY only within database 0") {
+  OneOwner owner;
+  StoreOptions so;
+  so.replicator = &owner;
+  Fixture f({}, so);
+  Client c(f.port());
+  CHECK(c.Call({"SWAPDB", "0", "1"}) == Err("ERR SWAPDB is not allowed in cluster mode"));
+  CHECK(c.Call({"SWAPDB", "0", "0"}) == Err("ERR SWAPDB is not allowed in cluster mode"));
+  CHECK(c.Call({"SET", "{t}a", "v"}) == kOk);
+  CHECK(c.Call({"COPY", "{t}a", "{t}b", "DB", "1"}) ==
+        Err("ERR Copying to another database is not allowed in cluster mode"));
+  CHECK(c.Call({"COPY", "{t}a", "{t}b", "DB", "0"}) == Int(1));
+  CHECK(c.Call({"GET", "{t}b"}) == Bulk("v"));
+  CHECK(c.Call({"COPY", "{t}a", "{t}b"}) == Int(0));
 }
