@@ -20,6 +20,14 @@ using namespace resp_server_test;  // NOLINT: the suite's own helpers
 
 namespace {
 
+// Few shards: SWAPDB holds every shard of two databases, and
+// ThreadSanitizer's deadlock detector tracks at most 64 locks per thread.
+StoreOptions FewShards() {
+  StoreOptions so;
+  so.shards = 8;
+  return so;
+}
+
 struct TempDir {
   TempDir() {
     char tmpl[] = "/tmp/ephpm-resp-keyspace-XXXXXX";
@@ -55,7 +63,7 @@ bool WaitBlocked(Client& observer, const std::string& id, const std::string& cmd
 }  // namespace
 
 TEST_CASE("SWAPDB serves a client blocked on a list the swap brings") {
-  Fixture f;
+  Fixture f({}, FewShards());
   Client a(f.port()), b(f.port());
   const std::string r = a.Call({"CLIENT", "ID"});
   REQUIRE(r.size() > 3);
@@ -73,7 +81,7 @@ TEST_CASE("SWAPDB serves a client blocked on a list the swap brings") {
 
 TEST_CASE("SWAPDB and COPY ... DB are back after a restart") {
   TempDir dir;
-  StoreOptions so;
+  StoreOptions so = FewShards();
   so.persistence.data_dir = dir.path + "/data";
   so.persistence.fsync = ephpm::FsyncPolicy::kAlways;
   const int64_t start = 1'700'000'000'000;
@@ -113,7 +121,7 @@ class OneOwner : public ephpm::Replicator {};
 
 TEST_CASE("in a cluster SWAPDB is refused, COPY only within database 0") {
   OneOwner owner;
-  StoreOptions so;
+  StoreOptions so = FewShards();
   so.replicator = &owner;
   Fixture f({}, so);
   Client c(f.port());
