@@ -661,6 +661,20 @@ Status Store::FlushEveryDatabase() {
   });
 }
 
+Status Store::SwapDb(uint32_t a, uint32_t b) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->SwapDb(a, b); });
+}
+
+Status Store::Copy(std::string_view src, std::string_view dst, uint32_t dst_db, bool replace,
+                   bool* copied) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->Copy(src, dst, dst_db, replace, copied); });
+}
+
+Status Store::Object(std::string_view key, ObjectShape* shape) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->Object(key, shape); });
+}
+
 Status Store::Watch(std::string_view key, uint64_t* touched) {
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->Watch(key, touched); });
 }

@@ -420,6 +420,18 @@ class Store::Impl {
       ABSL_NO_THREAD_SAFETY_ANALYSIS;
   Status Move(std::string_view key, uint32_t to_db, bool* moved);
   void FlushEveryDatabase();
+  // SWAPDB, COPY, OBJECT (store_keyspace.cc).  SwapDb locks every shard of
+  // both databases (MultiLock, which the analysis cannot follow).
+  Status SwapDb(uint32_t a, uint32_t b) ABSL_NO_THREAD_SAFETY_ANALYSIS;
+  Status Copy(std::string_view src, std::string_view dst, uint32_t dst_db, bool replace,
+              bool* copied);
+  Status Object(std::string_view key, Store::ObjectShape* shape) const;
+  // Exchanges what two shards of the same index in two databases hold,
+  // but their watchers (which stay with their database) and counters.
+  void SwapShardsLocked(Shard& x, Shard& y) ABSL_EXCLUSIVE_LOCKS_REQUIRED(x.mu, y.mu);
+  // Logs database d's contents as a flush then every entry but ephemeral
+  // ones (SwapDb's record, under every lock of d).
+  void LogDatabaseLocked(uint32_t d) ABSL_NO_THREAD_SAFETY_ANALYSIS;
   // A record of a database this store does not have, met while loading.
   std::string load_error_;
   Status Watch(std::string_view key, uint64_t* touched);

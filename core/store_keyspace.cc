@@ -1,10 +1,12 @@
 // The keyspace: DEL, EXISTS, the expire family, KEYS, SCAN, RANDOMKEY,
-// RENAME, FLUSH, DBSIZE, WaitForChange, Inspect and Stats.
+// RENAME, FLUSH, DBSIZE, SWAPDB, COPY, OBJECT, WaitForChange, Inspect and
+// Stats.
 
 #include <chrono>
 #include <random>
 
 #include "ephpm/glob.h"
+#include "ephpm/number_text.h"
 #include "store_impl.h"
 
 namespace ephpm {
@@ -535,6 +537,194 @@ Status Store::Impl::RenameLocked(Shard& a, Shard& b, const HashedKey& hs, const 
   PublishLocked(b, Mutation::Kind::kSet, hd.key, de);
   *renamed = true;
   *changed = true;
+  return Status::kOk;
+}
+
+// ---------------------------------------------------------------------------
+// SWAPDB, COPY, OBJECT.
+
+Status Store::Impl::SwapDb(uint32_t a, uint32_t b) {
+  if (a >= options_.databases || b >= options_.databases || options_.replicator != nullptr) {
+    return Status::kInvalidArgument;
+  }
+  if (a == b) return Status::kOk;
+  const size_t per_db = shard_mask_ + 1;
+  std::vector<Shard*> all;
+  all.reserve(2 * per_db);
+  for (size_t i = 0; i < per_db; ++i) {
+    all.push_back(&shards_[a * per_db + i]);
+    all.push_back(&shards_[b * per_db + i]);
+  }
+  // Inside an atomic section every one of them must be the section's:
+  // locking another would break the lock order.
+  if (section::Active()) {
+    for (Shard* s : all) {
+      if (!section::Holds(&s->mu)) return Status::kInvalidArgument;
+    }
+  }
+  {
+    // Both databases at once (no-ops for the shards an atomic section of
+    // this thread holds), the log records written inside: a write to either
+    // database is before the swap in both the store and the log, or after
+    // it in both.
+    MultiLock l(this, all);
+    for (size_t i = 0; i < per_db; ++i) {
+      SwapShardsLocked(shards_[a * per_db + i], shards_[b * per_db + i]);
+    }
+    if (engine_ != nullptr) {
+      LogDatabaseLocked(a);
+      LogDatabaseLocked(b);
+    }
+  }
+  for (Shard* s : all) Notify(*s);
+  return Status::kOk;
+}
+
+void Store::Impl::SwapShardsLocked(Shard& x, Shard& y) {
+  // Redis 7.0 (touchAllWatchedKeysInDb): a watched key changes when it
+  // exists in either database.
+  for (auto& [k, w] : x.watched) {
+    if (x.map.find(k) != x.map.end() || y.map.find(k) != y.map.end()) ++w.touched;
+  }
+  for (auto& [k, w] : y.watched) {
+    if (x.map.find(k) != x.map.end() || y.map.find(k) != y.map.end()) ++w.touched;
+  }
+  x.map.swap(y.map);
+  x.ttl.swap(y.ttl);
+  x.evict_cursor.swap(y.evict_cursor);
+  std::swap(x.has_evict_cursor, y.has_evict_cursor);
+  std::swap(x.compressed_values, y.compressed_values);
+  std::swap(x.compressed_original, y.compressed_original);
+  std::swap(x.compressed_stored, y.compressed_stored);
+  std::swap(x.pinned_keys, y.pinned_keys);
+  std::swap(x.pinned_bytes, y.pinned_bytes);
+  x.tombstones.swap(y.tombstones);
+  x.tombstone_order.swap(y.tombstone_order);
+  x.fence_records.swap(y.fence_records);
+  // Every key of both changed: each gets a version newer than any either
+  // shard gave, so that a waiter on it (WaitForChange) sees the change.
+  const uint64_t top = std::max(x.last_version, y.last_version);
+  x.last_version = y.last_version = top;
+  for (auto& kv : x.map) kv.second.version = ++x.last_version;
+  for (auto& kv : y.map) kv.second.version = ++y.last_version;
+}
+
+void Store::Impl::LogDatabaseLocked(uint32_t d) {
+  Mutation flush;
+  flush.kind = Mutation::Kind::kFlush;
+  flush.db = d;
+  LogLocked(flush);
+  const size_t per_db = shard_mask_ + 1;
+  std::string encoded;
+  for (size_t i = 0; i < per_db; ++i) {
+    Shard& s = shards_[d * per_db + i];
+    for (const auto& [k, e] : s.map) {
+      if (e.ephemeral) continue;  // never logged (Entry::ephemeral)
+      Mutation m;
+      m.kind = Mutation::Kind::kSet;
+      m.key = k;
+      DescribeEntry(e, &m, &encoded);
+      m.stamp = e.stamp;
+      m.db = d;
+      LogLocked(m);
+    }
+  }
+}
+
+Status Store::Impl::Copy(std::string_view src, std::string_view dst, uint32_t dst_db,
+                         bool replace, bool* copied) {
+  *copied = false;
+  if (!KeyOk(src) || !KeyOk(dst) || dst_db >= options_.databases) {
+    return Status::kInvalidArgument;
+  }
+  if (src == dst && dst_db == db_scope::Current(this)) return Status::kInvalidArgument;
+  const HashedKey hs = HashKey(src), hd = HashKey(dst);
+  Shard& a = ShardFor(hs);
+  Shard& b = shards_[dst_db * (shard_mask_ + 1) + (hd.shard_hash & shard_mask_)];
+  // Inside an atomic section both shards must be the section's (a copy to
+  // another database it does not hold is refused, not locked).
+  if (section::Active() && (!section::Holds(&a.mu) || !section::Holds(&b.mu))) {
+    return Status::kInvalidArgument;
+  }
+  return WithEviction<Status>([&](uint64_t* shortfall) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    PairWrite w(this, &a, &b);
+    const int64_t now = clock_->NowMs();
+    FindLiveForWriteLocked(a, hs, now, &w.changed_a);
+    auto to = FindLiveForWriteLocked(b, hd, now, &w.changed_b);
+    auto from = a.map.find(hs);  // again: the reap of dst may share the table
+    if (from == a.map.end()) return Status::kOk;
+    if (to != b.map.end() && !replace) return Status::kOk;
+    // The copy, built before anything changes (a deep copy of the
+    // container through its encoding, which also gives its exact size).
+    Entry fresh;
+    try {
+      Mutation m;
+      m.key = dst;
+      std::string encoded;
+      DescribeEntry(from->second, &m, &encoded);
+      m.pinned = m.ephemeral = false;
+      m.fence = 0;
+      if (!EntryFromMutation(m, &fresh)) return Status::kInvalidArgument;
+    } catch (const std::bad_alloc&) {
+      return Status::kOutOfMemory;
+    }
+    if (!InstallLocked(b, &to, hd, &fresh, /*force=*/false, now, shortfall)) {
+      return Status::kOutOfMemory;
+    }
+    PublishLocked(b, Mutation::Kind::kSet, dst, &to->second);
+    w.changed_b = true;
+    *copied = true;
+    return Status::kOk;
+  });
+}
+
+Status Store::Impl::Object(std::string_view key, Store::ObjectShape* shape) const {
+  if (!KeyOk(key)) return Status::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  Shard& s = ShardFor(hk);
+  ReaderLock l(&s.mu);
+  auto it = s.map.find(hk);
+  const int64_t now = clock_->NowMs();
+  if (it == s.map.end() || IsExpired(it->second, now)) return Status::kNotFound;
+  const Entry& e = it->second;
+  *shape = Store::ObjectShape{};
+  shape->type = e.type;
+  shape->idle_ms = std::max<int64_t>(0, now - e.last_access.load(std::memory_order_relaxed));
+  auto longest = [&](size_t n) { shape->longest = std::max<uint64_t>(shape->longest, n); };
+  switch (e.type) {
+    case ValueType::kString: {
+      shape->size = e.original_size;
+      std::string text;
+      // An integer has at most 20 characters.
+      shape->integers = ReadSmallLocked(e, 20, &text) && ParseInt64(text, &shape->integer);
+      break;
+    }
+    case ValueType::kHash:
+      shape->size = e.hash->size();
+      for (const auto& [f, v] : *e.hash) {
+        longest(f.size());
+        longest(v.size());
+      }
+      break;
+    case ValueType::kList:
+      shape->size = e.list->items.size();
+      for (const auto& v : e.list->items) longest(v.size());
+      break;
+    case ValueType::kSet: {
+      shape->size = e.set->size();
+      shape->integers = true;
+      int64_t unused = 0;
+      for (const auto& [m, pos] : e.set->index) {
+        longest(m.size());
+        if (shape->integers && !ParseInt64(m, &unused)) shape->integers = false;
+      }
+      break;
+    }
+    case ValueType::kZSet:
+      shape->size = e.zset->size();
+      for (const auto& [m, score] : e.zset->scores) longest(m.size());
+      break;
+  }
   return Status::kOk;
 }
 

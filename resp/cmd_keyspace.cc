@@ -1,5 +1,5 @@
-// Keyspace commands: DEL, EXISTS, TYPE, RENAME, KEYS, SCAN, RANDOMKEY, and
-// the EXPIRE / TTL family.
+// Keyspace commands: DEL, EXISTS, TYPE, RENAME, KEYS, SCAN, RANDOMKEY,
+// SWAPDB, COPY, OBJECT, and the EXPIRE / TTL family.
 
 #include "command_table.h"
 
@@ -296,6 +296,188 @@ void CmdPersist(Ctx& c) {
   bool applied = false;
   if (Failed(c, c.store->Persist(c.argv[1], &applied))) return;
   c.w.Integer(applied ? 1 : 0);
+}
+
+// ---- SWAPDB, COPY, OBJECT ----------------------------------------------------
+
+namespace {
+
+// Redis's getIntFromObjectOrReply with its own error text: an int64 in int's
+// range, else `error`.
+bool ParseDbIndex(Ctx& c, const std::string& arg, const char* error, int64_t* db) {
+  if (!ParseLL(arg, db) || *db < INT32_MIN || *db > INT32_MAX) {
+    c.w.Error(error);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void CmdSwapDb(Ctx& c) {
+  if (c.store->options().replicator != nullptr) {
+    return c.w.Error("ERR SWAPDB is not allowed in cluster mode");
+  }
+  int64_t a = 0, b = 0;
+  if (!ParseDbIndex(c, c.argv[1], "ERR invalid first DB index", &a)) return;
+  if (!ParseDbIndex(c, c.argv[2], "ERR invalid second DB index", &b)) return;
+  const uint64_t databases = c.store->options().databases;
+  if (a < 0 || b < 0 || static_cast<uint64_t>(a) >= databases ||
+      static_cast<uint64_t>(b) >= databases) {
+    return c.w.Error("ERR DB index is out of range");
+  }
+  const Status st = c.store->SwapDb(static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+  // The indexes are in range: refused only inside a script whose section
+  // does not hold both databases.
+  if (st == Status::kInvalidArgument) {
+    return c.w.Error("ERR SWAPDB here needs both databases locked (call it outside this script)");
+  }
+  if (Failed(c, st)) return;
+  Ok(c);
+}
+
+// COPY source destination [DB destination-db] [REPLACE], as Redis 7.0's
+// copyCommand checks it: options in order, each error at once.
+void CmdCopy(Ctx& c) {
+  bool replace = false;
+  int64_t db = c.client->db;
+  for (size_t j = 3; j < c.argv.size(); ++j) {
+    const size_t additional = c.argv.size() - j - 1;
+    if (IEq(c.argv[j], "REPLACE")) {
+      replace = true;
+    } else if (IEq(c.argv[j], "DB") && additional >= 1) {
+      // Redis's getIntFromObjectOrReply: an int64 outside int has its own text.
+      if (!ParseLL(c.argv[j + 1], &db)) return c.w.Error(kNotInteger);
+      if (db < INT32_MIN || db > INT32_MAX) {
+        return c.w.Error(
+            "ERR value is out of range, value must between -2147483648 and 2147483647");
+      }
+      if (db < 0 || static_cast<uint64_t>(db) >= c.store->options().databases) {
+        return c.w.Error("ERR DB index is out of range");
+      }
+      ++j;
+    } else {
+      return c.w.Error(kSyntaxErr);
+    }
+  }
+  if (c.store->options().replicator != nullptr && (c.client->db != 0 || db != 0)) {
+    return c.w.Error("ERR Copying to another database is not allowed in cluster mode");
+  }
+  if (static_cast<uint32_t>(db) == c.client->db && c.argv[1] == c.argv[2]) {
+    return c.w.Error("ERR source and destination objects are the same");
+  }
+  bool copied = false;
+  const Status st =
+      c.store->Copy(c.argv[1], c.argv[2], static_cast<uint32_t>(db), replace, &copied);
+  // The keys' lengths are checked first; past them, kInvalidArgument means
+  // a script's section does not hold the destination database.
+  if (st == Status::kInvalidArgument && c.argv[1].size() <= kMaxKeySize &&
+      c.argv[2].size() <= kMaxKeySize) {
+    return c.w.Error("ERR COPY to a database this script does not hold (call it outside)");
+  }
+  if (Failed(c, st)) return;
+  c.w.Integer(copied ? 1 : 0);
+}
+
+namespace {
+
+// Redis 7.0's default thresholds (redis.conf): a small aggregate is a
+// listpack (an intset for a set of integers), a big one its real structure;
+// a list is always a quicklist in 7.0.
+constexpr uint64_t kHashMaxListpackEntries = 128;
+constexpr uint64_t kHashMaxListpackValue = 64;
+constexpr uint64_t kSetMaxIntsetEntries = 512;
+constexpr uint64_t kZSetMaxListpackEntries = 128;
+constexpr uint64_t kZSetMaxListpackValue = 64;
+constexpr uint64_t kEmbstrMax = 44;
+// Redis shares the integers below this (OBJ_SHARED_INTEGERS), whose
+// reference count reads as OBJ_SHARED_REFCOUNT.
+constexpr int64_t kSharedIntegers = 10000;
+constexpr int64_t kSharedRefcount = 2147483647;
+
+const char* EncodingName(const Store::ObjectShape& o) {
+  switch (o.type) {
+    case ValueType::kString:
+      if (o.integers) return "int";
+      return o.size <= kEmbstrMax ? "embstr" : "raw";
+    case ValueType::kHash:
+      return o.size <= kHashMaxListpackEntries && o.longest <= kHashMaxListpackValue
+                 ? "listpack"
+                 : "hashtable";
+    case ValueType::kList:
+      return "quicklist";
+    case ValueType::kSet:
+      return o.integers && o.size <= kSetMaxIntsetEntries ? "intset" : "hashtable";
+    case ValueType::kZSet:
+      return o.size <= kZSetMaxListpackEntries && o.longest <= kZSetMaxListpackValue
+                 ? "listpack"
+                 : "skiplist";
+  }
+  return "unknown";
+}
+
+// The key's shape, or false after replying (a null for a missing key, as
+// Redis's OBJECT does).
+bool ObjectOf(Ctx& c, Store::ObjectShape* o) {
+  const Status st = c.store->Object(c.argv[2], o);
+  return !Failed(c, st);
+}
+
+}  // namespace
+
+void CmdObjectEncoding(Ctx& c) {
+  Store::ObjectShape o;
+  if (!ObjectOf(c, &o)) return;
+  c.w.Bulk(EncodingName(o));
+}
+
+void CmdObjectRefcount(Ctx& c) {
+  Store::ObjectShape o;
+  if (!ObjectOf(c, &o)) return;
+  const bool shared = o.type == ValueType::kString && o.integers && o.integer >= 0 &&
+                      o.integer < kSharedIntegers &&
+                      c.store->options().eviction == EvictionPolicy::kNoEviction;
+  c.w.Integer(shared ? kSharedRefcount : 1);
+}
+
+// Seconds since the last access the store tracked (ObjectShape::idle_ms:
+// under allkeys-lru every access, else the last write).
+void CmdObjectIdletime(Ctx& c) {
+  Store::ObjectShape o;
+  if (!ObjectOf(c, &o)) return;
+  c.w.Integer(o.idle_ms / 1000);
+}
+
+// ephpm has no LFU policy, so the access frequency is never tracked.
+void CmdObjectFreq(Ctx& c) {
+  Store::ObjectShape o;
+  if (!ObjectOf(c, &o)) return;
+  c.w.Error(
+      "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+      "that when switching between policies at runtime LRU and LFU data will take some time to "
+      "adjust.");
+}
+
+// Redis 7.0's text.
+void CmdObjectHelp(Ctx& c) {
+  static const char* const kLines[] = {
+      "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "ENCODING <key>",
+      "    Return the kind of internal representation used in order to store the value",
+      "    associated with a <key>.",
+      "FREQ <key>",
+      "    Return the access frequency index of the <key>. The returned integer is",
+      "    proportional to the logarithm of the recent access frequency of the key.",
+      "IDLETIME <key>",
+      "    Return the idle time of the <key>, that is the approximated number of",
+      "    seconds elapsed since the last access to the key.",
+      "REFCOUNT <key>",
+      "    Return the number of references of the value associated with the specified",
+      "    <key>.",
+      "HELP",
+      "    Prints this help.",
+  };
+  HelpReply(c, kLines);
 }
 
 }  // namespace cmd

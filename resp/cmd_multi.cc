@@ -112,6 +112,18 @@ void CmdExec(Ctx& c) {
       for (uint32_t d = 0; d < databases; ++d) whole.push_back(d);
       continue;
     }
+    uint32_t a = 0, b = 0;
+    if (name == "swapdb") {  // both databases, when the indexes are valid
+      if (db_arg(q[1], &a) && db_arg(q[2], &b)) whole.insert(whole.end(), {a, b});
+      continue;
+    }
+    if (name == "copy") {  // COPY's DB option names the destination's database
+      for (size_t j = 3; j + 1 < q.size(); ++j) {
+        if (IEq(q[j], "DB") && db_arg(q[j + 1], &b) && q[2].size() <= kMaxKeySize) {
+          keys.emplace_back(b, q[2]);
+        }
+      }
+    }
     if (cmd->first_key <= 0) {
       whole.push_back(db);
       continue;

@@ -161,6 +161,14 @@ const Command kCommands[] = {
     {"exists", -2, kReadOnly | kFast, 1, -1, 1, "@keyspace @read @fast", CmdExists},
     {"type", 2, kReadOnly | kFast, 1, 1, 1, "@keyspace @read @fast", CmdType},
     {"move", 3, kWrite | kFast, 1, 1, 1, "@keyspace @write @fast", CmdMove},
+    {"swapdb", 3, kWrite | kFast, 0, 0, 0, "@keyspace @write @fast @dangerous", CmdSwapDb},
+    {"copy", -3, kWrite | kDenyOom, 1, 2, 1, "@keyspace @write @slow", CmdCopy},
+    {"object", -2, 0, 0, 0, 0, "@slow", nullptr},
+    {"object|encoding", 3, kReadOnly, 2, 2, 1, "@keyspace @read @slow", CmdObjectEncoding},
+    {"object|freq", 3, kReadOnly, 2, 2, 1, "@keyspace @read @slow", CmdObjectFreq},
+    {"object|idletime", 3, kReadOnly, 2, 2, 1, "@keyspace @read @slow", CmdObjectIdletime},
+    {"object|refcount", 3, kReadOnly, 2, 2, 1, "@keyspace @read @slow", CmdObjectRefcount},
+    {"object|help", 2, 0, 0, 0, 0, "@keyspace @slow", CmdObjectHelp},
     {"rename", 3, kWrite, 1, 2, 1, "@keyspace @write @slow", CmdRename},
     {"renamenx", 3, kWrite | kFast, 1, 2, 1, "@keyspace @write @fast", CmdRenameNx},
     {"keys", 2, kReadOnly, 0, 0, 0, "@keyspace @read @slow @dangerous", CmdKeys},
@@ -289,7 +297,8 @@ const absl::flat_hash_map<std::string, const Command*>& Table() {
 }
 
 bool IsContainer(std::string_view lower_name) {
-  return lower_name == "client" || lower_name == "command" || lower_name == "script";
+  return lower_name == "client" || lower_name == "command" || lower_name == "script" ||
+         lower_name == "object";
 }
 
 const std::vector<const Command*>& AllCommands() {

@@ -637,6 +637,45 @@ class Store {
   // FLUSHALL: Flush in every database, one after the other.
   Status FlushEveryDatabase();
 
+  // --- SWAPDB, COPY, OBJECT (issue 16) --------------------------------------
+
+  // SWAPDB: exchanges the contents of databases a and b (< options().
+  // databases) in one step for every other thread: every shard of both is
+  // locked in index order (inside an atomic section, the section must hold
+  // both databases).  A connection or scope addressing a then sees b's
+  // former keys.  Watched keys present in either database count as changed,
+  // every swapped key gets a new version (WaitForChange wakes) and, with a
+  // data dir, the log records both databases' new contents (a flush of each
+  // and every entry), so that a restart and a fuzzy snapshot replay it
+  // exactly.  kInvalidArgument when an index is out of range or with a
+  // replicator (a cluster has database 0 only).  a == b does nothing.
+  Status SwapDb(uint32_t a, uint32_t b);
+  // COPY: copies src's entry (value of any type, TTL) of the scope's
+  // database to dst in database dst_db, unless src is missing or dst is
+  // live and !replace (*copied = false).  The copy is plain data: not a
+  // pin, not ephemeral, no fence.  All or nothing: kOutOfMemory changes
+  // nothing.  kInvalidArgument when dst_db is out of range or dst is src.
+  Status Copy(std::string_view src, std::string_view dst, uint32_t dst_db, bool replace,
+              bool* copied);
+  // What OBJECT reports on a live key, read without touching it.
+  struct ObjectShape {
+    ValueType type = ValueType::kString;
+    // A string's length; an aggregate's number of elements.
+    uint64_t size = 0;
+    // The longest element: a hash's longest field or value, a list's
+    // element, a set's or a sorted set's member.
+    uint64_t longest = 0;
+    // A string: its value is a 64-bit integer in Redis's canonical form
+    // (then `integer` holds it).  A set: every member is one.
+    bool integers = false;
+    int64_t integer = 0;
+    // Milliseconds since the entry's last access the store tracked: every
+    // read and write under allkeys-lru, the last write otherwise.
+    int64_t idle_ms = 0;
+  };
+  // kNotFound when key is missing or expired.
+  Status Object(std::string_view key, ObjectShape* shape) const;
+
   // --- atomic sections and WATCH (RESP's MULTI/EXEC and EVAL) --------------
 
   // Runs fn with the shards of `keys` (every shard with all_shards) locked
