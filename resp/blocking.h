@@ -27,7 +27,7 @@ namespace ephpm {
 namespace resp {
 
 struct BlockedPop {
-  bool move = false;              // BLMOVE, BRPOPLPUSH; else BLPOP, BRPOP
+  bool move = false;  // BLMOVE, BRPOPLPUSH; else BLPOP, BRPOP
   // BZPOPMIN, BZPOPMAX, BZMPOP: pops the lowest (highest with zset_max)
   // members of the first sorted set that has any, replied [key, member,
   // score], or with `multi` (BZMPOP) [key, [[member, score] ...]].  Served

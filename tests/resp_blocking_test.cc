@@ -297,8 +297,8 @@ TEST_CASE("blocking: BZMPOP is woken by a ZADD and pops up to COUNT members") {
   REQUIRE(a.Send(Encode({"BZMPOP", "0", "2", "z1", "z2", "MAX", "COUNT", "2"})));
   REQUIRE(WaitBlocked(b, ida, "bzmpop"));
   CHECK(b.Call({"ZADD", "z2", "1", "a", "2", "b", "3", "c"}) == Int(3));
-  CHECK(a.Reply() == Arr({Bulk("z2"), Arr({Arr({Bulk("c"), Bulk("3")}),
-                                           Arr({Bulk("b"), Bulk("2")})})}));
+  CHECK(a.Reply() ==
+        Arr({Bulk("z2"), Arr({Arr({Bulk("c"), Bulk("3")}), Arr({Bulk("b"), Bulk("2")})})}));
   // Fewer members than COUNT: all of them, and the key goes.
   CHECK(a.Call({"BZMPOP", "0", "1", "z2", "MIN", "COUNT", "10"}) ==
         Arr({Bulk("z2"), Arr({Arr({Bulk("a"), Bulk("1")})})}));
@@ -333,8 +333,8 @@ TEST_CASE("blocking: sorted set waiters are served first come, first served") {
   CHECK_FALSE(third.Readable(20));
   // One ZADD of four members: the second takes two, the third the highest.
   CHECK(adder.Call({"ZADD", "z", "1", "b", "2", "c", "3", "d", "4", "e"}) == Int(4));
-  CHECK(second.Reply() == Arr({Bulk("z"), Arr({Arr({Bulk("b"), Bulk("1")}),
-                                               Arr({Bulk("c"), Bulk("2")})})}));
+  CHECK(second.Reply() ==
+        Arr({Bulk("z"), Arr({Arr({Bulk("b"), Bulk("1")}), Arr({Bulk("c"), Bulk("2")})})}));
   CHECK(third.Reply() == Arr({Bulk("z"), Bulk("e"), Bulk("4")}));
   CHECK(adder.Call({"ZRANGE", "z", "0", "-1"}) == Arr({Bulk("d")}));
 }
@@ -401,9 +401,8 @@ TEST_CASE("blocking: inside MULTI, BZPOPMIN and BZMPOP do not block") {
   CHECK(a.Call({"BZMPOP", "0", "1", "z", "MIN"}) == "+QUEUED\r\n");
   CHECK(a.Call({"ZADD", "z", "2", "b"}) == "+QUEUED\r\n");
   CHECK(a.Call({"BZMPOP", "0", "1", "z", "MIN"}) == "+QUEUED\r\n");
-  CHECK(a.Call({"EXEC"}) ==
-        Arr({Arr({Bulk("z"), Bulk("a"), Bulk("1")}), "*-1\r\n", "*-1\r\n", Int(1),
-             Arr({Bulk("z"), Arr({Arr({Bulk("b"), Bulk("2")})})})}));
+  CHECK(a.Call({"EXEC"}) == Arr({Arr({Bulk("z"), Bulk("a"), Bulk("1")}), "*-1\r\n", "*-1\r\n",
+                                 Int(1), Arr({Bulk("z"), Arr({Arr({Bulk("b"), Bulk("2")})})})}));
 }
 
 TEST_CASE("blocking: BLMPOP is woken by a push and pops up to COUNT elements") {

@@ -450,7 +450,8 @@ class Store {
                 const std::vector<double>& weights, ZAggregate aggregate, ZStoreOp op,
                 int64_t* size);
   // ZUNION, ZINTER, ZDIFF: ZStore's result, not stored: in *out ordered by
-  // (score, member bytes), as Redis replies it.
+  // (score, member bytes), as Redis replies it (a -0 score stays -0 here,
+  // as in Redis's reply; ZStore stores it as 0).
   Status ZCombine(const std::vector<std::string_view>& keys, const std::vector<double>& weights,
                   ZAggregate aggregate, ZStoreOp op, ZMembers* out) const;
   // ZINTERCARD: how many members every key holds (sorted sets, or sets); a
