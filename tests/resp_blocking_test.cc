@@ -429,3 +429,47 @@ TEST_CASE("blocking: BLMPOP is woken by a push and pops up to COUNT elements") {
   CHECK(a.Reply() == Arr({Bulk("l3"), Bulk("1")}));
   CHECK(c.Reply() == Arr({Bulk("l3"), Arr({Bulk("2"), Bulk("3")})}));
 }
+
+TEST_CASE("blocking: many BZPOPMIN/BZMPOP clients share a stream of ZADDs, each member once") {
+  Fixture f;
+  constexpr int kClients = 4;
+  constexpr int kEach = 30;
+  // Each client pops kEach members, one at a time, with BZPOPMIN and
+  // BZMPOP in turn; the adder adds them all, one by one.  The replies are
+  // recorded and checked once every thread is done.
+  std::vector<std::vector<std::string>> got(kClients);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.emplace_back([&f, &got, i] {
+      Client c(f.port());
+      for (int k = 0; k < kEach; ++k) {
+        const std::string r = k % 2 == 0 ? c.Call({"BZPOPMIN", "other", "z", "0"})
+                                         : c.Call({"BZMPOP", "0", "2", "other", "z", "MIN"});
+        got[static_cast<size_t>(i)].push_back(r);
+      }
+    });
+  }
+  Client adder(f.port());
+  std::vector<std::string> members;
+  for (int k = 0; k < kClients * kEach; ++k) {
+    const std::string m = "m" + std::to_string(k);
+    CHECK(adder.Call({"ZADD", "z", std::to_string(k), m}).substr(0, 1) == ":");
+    members.push_back(m);
+  }
+  for (auto& t : clients) t.join();
+  // Every member popped exactly once, whichever reply shape carried it.
+  std::vector<std::string> popped;
+  for (const auto& g : got) {
+    for (const std::string& r : g) {
+      for (const std::string& m : members) {
+        if (r.find("$" + std::to_string(m.size()) + "\r\n" + m + "\r\n") != std::string::npos) {
+          popped.push_back(m);
+        }
+      }
+    }
+  }
+  std::sort(popped.begin(), popped.end());
+  std::sort(members.begin(), members.end());
+  CHECK(popped == members);
+  CHECK(adder.Call({"EXISTS", "z"}) == Int(0));
+}
