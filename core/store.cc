@@ -458,6 +458,13 @@ Status Store::ZRangeStore(std::string_view dst, std::string_view src, const ZRan
                   [&] { return impl_->ZRangeStore(dst, src, spec, size); });
 }
 
+Status Store::ZMPop(const std::vector<std::string_view>& keys, bool max, int64_t count,
+                    bool skip_other_types, size_t* which, ZMembers* out) {
+  return OomGuard(Status::kOutOfMemory, [&] {
+    return impl_->ZMPop(keys, max, count, skip_other_types, which, out);
+  });
+}
+
 Status Store::SAdd(std::string_view key, const std::vector<std::string_view>& members,
                    int64_t* added) {
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->SAdd(key, members, added); });

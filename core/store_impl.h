@@ -290,6 +290,8 @@ class Store::Impl {
                     int64_t* count) const;
   Status ZRangeStore(std::string_view dst, std::string_view src, const ZRangeSpec& spec,
                      int64_t* size);
+  Status ZMPop(const std::vector<std::string_view>& keys, bool max, int64_t count,
+               bool skip_other_types, size_t* which, ZMembers* out);
   // Replaces whatever `dst` holds (its shard locked, every source's bytes
   // alive) with a sorted set of `members` (distinct), or deletes it when
   // members is empty; adds the shards it changed to *touched.  kOutOfMemory

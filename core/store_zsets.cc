@@ -848,4 +848,52 @@ Status Store::Impl::ZRangeStore(std::string_view dst, std::string_view src,
   });
 }
 
+Status Store::Impl::ZMPop(const std::vector<std::string_view>& keys, bool max, int64_t count,
+                          bool skip_other_types, size_t* which, ZMembers* out) {
+  out->clear();
+  *which = 0;
+  if (keys.empty() || count < 0) return Status::kInvalidArgument;
+  std::vector<HashedKey> hks;
+  std::vector<Shard*> shards;
+  for (std::string_view k : keys) {
+    if (!KeyOk(k)) return Status::kInvalidArgument;
+    hks.push_back(HashKey(k));
+    shards.push_back(&ShardFor(hks.back()));
+  }
+  std::vector<Shard*> touched;
+  Status st = Status::kOk;
+  [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    MultiLock l(this, shards);
+    // Every shard is held (the analysis cannot follow MultiLock).
+    const int64_t now = clock_->NowMs();
+    for (size_t i = 0; i < keys.size(); ++i) {
+      Shard& s = ShardFor(hks[i]);
+      bool changed = false;
+      auto it = FindLiveForWriteLocked(s, hks[i], now, &changed);
+      if (changed) touched.push_back(&s);
+      if (it == s.map.end()) continue;
+      if (it->second.type != ValueType::kZSet) {
+        if (skip_other_types) continue;
+        st = Status::kWrongType;
+        return;
+      }
+      const size_t n = it->second.zset->size();
+      const size_t k = std::min(n, static_cast<size_t>(count));
+      if (k == 0) return;  // COUNT 0 pops nothing (as ZPop)
+      *which = i;
+      if (max) {
+        ZRemoveRanksLocked(s, it, hks[i].key, n - k, n, true, out, &changed);
+      } else {
+        ZRemoveRanksLocked(s, it, hks[i].key, 0, k, false, out, &changed);
+      }
+      touched.push_back(&s);
+      return;
+    }
+  }();
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (Shard* c : touched) Notify(*c);
+  return st;
+}
+
 }  // namespace ephpm

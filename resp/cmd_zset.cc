@@ -614,32 +614,32 @@ bool TryServeZSet(Store* store, const BlockedPop& b, bool waiting, std::string* 
   ReplyWriter w(reply);
   cmd::Args none;
   cmd::Ctx c{store, nullptr, nullptr, nullptr, w, none, nullptr};
-  for (const std::string& key : b.keys) {
-    Store::ZMembers out;
-    const Status st = store->ZPop(key, b.zset_max, b.count, &out);
-    // A blocked client is served sorted sets only (Redis): another type
-    // is passed over.
-    if (waiting && st == Status::kWrongType) continue;
-    if (cmd::Failed(c, st)) return true;
-    if (out.empty()) continue;
-    if (!b.multi) {
-      w.ArrayHeader(3);
-      w.Bulk(key);
-      w.Bulk(out[0].first);
-      w.Bulk(cmd::FormatScore(out[0].second));
-      return true;
-    }
-    w.ArrayHeader(2);
+  // All the keys at once: the first that has members, in one step.  A
+  // blocked client is served sorted sets only (Redis): another type is
+  // passed over.
+  const std::vector<std::string_view> keys(b.keys.begin(), b.keys.end());
+  Store::ZMembers out;
+  size_t which = 0;
+  const Status st = store->ZMPop(keys, b.zset_max, b.count, waiting, &which, &out);
+  if (cmd::Failed(c, st)) return true;
+  if (out.empty()) return false;
+  const std::string& key = b.keys[which];
+  if (!b.multi) {
+    w.ArrayHeader(3);
     w.Bulk(key);
-    w.ArrayHeader(out.size());
-    for (const auto& [m, score] : out) {
-      w.ArrayHeader(2);
-      w.Bulk(m);
-      w.Bulk(cmd::FormatScore(score));
-    }
+    w.Bulk(out[0].first);
+    w.Bulk(cmd::FormatScore(out[0].second));
     return true;
   }
-  return false;
+  w.ArrayHeader(2);
+  w.Bulk(key);
+  w.ArrayHeader(out.size());
+  for (const auto& [m, score] : out) {
+    w.ArrayHeader(2);
+    w.Bulk(m);
+    w.Bulk(cmd::FormatScore(score));
+  }
+  return true;
 }
 
 }  // namespace resp

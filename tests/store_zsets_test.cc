@@ -886,3 +886,53 @@ TEST_CASE("zrangestore replicates the stored set and the deletion", "[store][zse
   CHECK_FALSE(exists);
   CHECK(All(*b, "src") == All(*a, "src"));
 }
+
+TEST_CASE("zmpop pops from the first key that has members", "[store][zset]") {
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  int64_t n = 0;
+  REQUIRE(s->ZAdd("a", Pairs{{1, "x"}, {2, "y"}, {3, "z"}}, 0, &n) == Status::kOk);
+  REQUIRE(s->ZAdd("b", Pairs{{10, "p"}}, 0, &n) == Status::kOk);
+  REQUIRE(s->Set("str", "v") == Status::kOk);
+  Members out;
+  size_t which = 9;
+  REQUIRE(s->ZMPop({"missing", "a", "b"}, false, 2, false, &which, &out) == Status::kOk);
+  CHECK(which == 1);
+  CHECK(out == Members{{"x", 1}, {"y", 2}});
+  REQUIRE(s->ZMPop({"missing", "a", "b"}, true, 5, false, &which, &out) == Status::kOk);
+  CHECK(which == 1);
+  CHECK(out == Members{{"z", 3}});
+  bool exists = true;
+  REQUIRE(s->Exists("a", &exists) == Status::kOk);
+  CHECK_FALSE(exists);  // the last member took the key
+  REQUIRE(s->ZMPop({"a", "b"}, true, 1, false, &which, &out) == Status::kOk);
+  CHECK(which == 1);
+  CHECK(out == Members{{"p", 10}});
+  // Nothing anywhere: an empty result.
+  REQUIRE(s->ZMPop({"a", "b"}, false, 1, false, &which, &out) == Status::kOk);
+  CHECK(out.empty());
+  // Another type met first is WRONGTYPE (and nothing is popped), unless
+  // skipped, as a blocked client does.
+  REQUIRE(s->ZAdd("b", Pairs{{4, "q"}}, 0, &n) == Status::kOk);
+  CHECK(s->ZMPop({"missing", "str", "b"}, false, 1, false, &which, &out) == Status::kWrongType);
+  CHECK(All(*s, "b") == Members{{"q", 4}});
+  REQUIRE(s->ZMPop({"str", "b"}, false, 1, true, &which, &out) == Status::kOk);
+  CHECK(which == 1);
+  CHECK(out == Members{{"q", 4}});
+  // A key after the one popped from is not looked at.
+  REQUIRE(s->ZAdd("b", Pairs{{4, "q"}}, 0, &n) == Status::kOk);
+  REQUIRE(s->ZMPop({"b", "str"}, false, 1, false, &which, &out) == Status::kOk);
+  CHECK(out == Members{{"q", 4}});
+  // An expired key is empty.
+  REQUIRE(s->ZAdd("e", Pairs{{1, "gone"}}, 0, &n) == Status::kOk);
+  REQUIRE(s->ZAdd("f", Pairs{{2, "kept"}}, 0, &n) == Status::kOk);
+  bool applied = false;
+  REQUIRE(s->Expire("e", 100, &applied) == Status::kOk);
+  clock.Advance(200);
+  REQUIRE(s->ZMPop({"e", "f"}, false, 1, false, &which, &out) == Status::kOk);
+  CHECK(which == 1);
+  CHECK(out == Members{{"kept", 2}});
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+  CHECK(s->ZMPop({}, false, 1, false, &which, &out) == Status::kInvalidArgument);
+  CHECK(s->ZMPop({"f"}, false, -1, false, &which, &out) == Status::kInvalidArgument);
+}

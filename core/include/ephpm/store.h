@@ -463,6 +463,14 @@ class Store {
   // whatever it held (an empty selection deletes dst).  *size = how many.
   Status ZRangeStore(std::string_view dst, std::string_view src, const ZRangeSpec& spec,
                      int64_t* size);
+  // ZMPOP, and BZPOPMIN, BZPOPMAX, BZMPOP's attempts: ZPop on the first of
+  // `keys` that holds members, all of them locked together (so a key before
+  // it is empty at the moment of the pop); *which = its index, out empty
+  // when none had any.  kWrongType for a key of another type met first,
+  // unless skip_other_types (a blocked client waits past it, as Redis's).
+  // REQUIRES: count >= 0.
+  Status ZMPop(const std::vector<std::string_view>& keys, bool max, int64_t count,
+               bool skip_other_types, size_t* which, ZMembers* out);
   // --- sets ---------------------------------------------------------------
   // A set is an entry of type kSet holding distinct members.  Removing its
   // last member removes the key.  A missing key reads as an empty set; set
