@@ -320,11 +320,11 @@ void CmdBLMPop(Ctx& c) {
 }  // namespace cmd
 
 bool TryServe(Store* store, const BlockedPop& b, bool waiting, std::string* reply) {
+  if (b.zset) return TryServeZSet(store, b, waiting, reply);
   reply->clear();
   ReplyWriter w(reply);
   cmd::Args none;
   cmd::Ctx c{store, nullptr, nullptr, nullptr, w, none, nullptr};
-  if (b.zset) return TryServeZSet(store, b, waiting, reply);
   if (b.move) {
     std::string moved;
     const Status st = store->ListMove(b.keys[0], b.dst, b.from_left, b.to_left, &moved);
