@@ -440,6 +440,31 @@ Status Store::ZStore(std::string_view dst, const std::vector<std::string_view>& 
                   [&] { return impl_->ZStore(dst, keys, weights, aggregate, op, size); });
 }
 
+Status Store::ZCombine(const std::vector<std::string_view>& keys,
+                       const std::vector<double>& weights, ZAggregate aggregate, ZStoreOp op,
+                       ZMembers* out) const {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->ZCombine(keys, weights, aggregate, op, out); });
+}
+
+Status Store::ZInterCard(const std::vector<std::string_view>& keys, uint64_t limit,
+                         int64_t* count) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ZInterCard(keys, limit, count); });
+}
+
+Status Store::ZRangeStore(std::string_view dst, std::string_view src, const ZRangeSpec& spec,
+                          int64_t* size) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->ZRangeStore(dst, src, spec, size); });
+}
+
+Status Store::ZMPop(const std::vector<std::string_view>& keys, bool max, int64_t count,
+                    bool skip_other_types, size_t* which, ZMembers* out) {
+  return OomGuard(Status::kOutOfMemory, [&] {
+    return impl_->ZMPop(keys, max, count, skip_other_types, which, out);
+  });
+}
+
 Status Store::SAdd(std::string_view key, const std::vector<std::string_view>& members,
                    int64_t* added) {
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->SAdd(key, members, added); });

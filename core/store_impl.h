@@ -284,6 +284,22 @@ class Store::Impl {
   Status ZStore(std::string_view dst, const std::vector<std::string_view>& keys,
                 const std::vector<double>& weights, Store::ZAggregate aggregate,
                 Store::ZStoreOp op, int64_t* size);
+  Status ZCombine(const std::vector<std::string_view>& keys, const std::vector<double>& weights,
+                  Store::ZAggregate aggregate, Store::ZStoreOp op, ZMembers* out) const;
+  Status ZInterCard(const std::vector<std::string_view>& keys, uint64_t limit,
+                    int64_t* count) const;
+  Status ZRangeStore(std::string_view dst, std::string_view src, const ZRangeSpec& spec,
+                     int64_t* size);
+  Status ZMPop(const std::vector<std::string_view>& keys, bool max, int64_t count,
+               bool skip_other_types, size_t* which, ZMembers* out);
+  // Replaces whatever `dst` holds (its shard locked, every source's bytes
+  // alive) with a sorted set of `members` (distinct), or deletes it when
+  // members is empty; adds the shards it changed to *touched.  kOutOfMemory
+  // changes nothing.
+  Status ZReplaceLocked(Shard& s, const HashedKey& hd,
+                        const std::vector<std::pair<std::string_view, double>>& members,
+                        int64_t now, uint64_t* shortfall, std::vector<Shard*>* touched)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
   // Removes the members at ascending ranks [first, last) of the live sorted
   // set at `it` (key `key`), copying them into *out first when out is set;
   // deletes the key when it empties.  Nothing is allocated once a member is

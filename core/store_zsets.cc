@@ -131,6 +131,97 @@ struct Source {
   }
 };
 
+// The source a live entry makes: kWrongType unless a sorted set or a set.
+Status SourceOf(const Entry& e, Source* src) {
+  if (e.type == ValueType::kZSet) {
+    src->z = e.zset.get();
+  } else if (e.type == ValueType::kSet) {
+    src->set = e.set.get();
+  } else {
+    return Status::kWrongType;
+  }
+  return Status::kOk;
+}
+
+// The computation ZStore and ZCombine share: the members of the result
+// with their scores.  Members view the sources' bytes.
+void CombineSources(const std::vector<Source>& sources, const std::vector<double>& weights,
+                    Store::ZAggregate aggregate, Store::ZStoreOp op,
+                    absl::flat_hash_map<std::string_view, double>* result) {
+  auto weight = [&](size_t i) { return weights.empty() ? 1.0 : weights[i]; };
+  // A weighted score; 0 * inf is NaN, which Redis makes 0.
+  auto weighted = [&](size_t i, double sc) {
+    const double v = weight(i) * sc;
+    return std::isnan(v) ? 0.0 : v;
+  };
+  auto combine = [&](double* acc, double v) {
+    switch (aggregate) {
+      case Store::ZAggregate::kSum:
+        *acc += v;
+        if (std::isnan(*acc)) *acc = 0;  // inf + -inf, as Redis
+        break;
+      case Store::ZAggregate::kMin: *acc = std::min(*acc, v); break;
+      case Store::ZAggregate::kMax: *acc = std::max(*acc, v); break;
+    }
+  };
+  switch (op) {
+    case Store::ZStoreOp::kUnion:
+      for (size_t i = 0; i < sources.size(); ++i) {
+        sources[i].ForEach([&](std::string_view m, double sc) {
+          const double v = weighted(i, sc);
+          auto [r, inserted] = result->try_emplace(m, v);
+          if (!inserted) combine(&r->second, v);
+        });
+      }
+      break;
+    case Store::ZStoreOp::kInter:
+      sources[0].ForEach([&](std::string_view m, double sc) {
+        double acc = weighted(0, sc);
+        for (size_t i = 1; i < sources.size(); ++i) {
+          double other = 0;
+          if (!sources[i].Find(m, &other)) return;
+          combine(&acc, weighted(i, other));
+        }
+        result->emplace(m, acc);
+      });
+      break;
+    case Store::ZStoreOp::kDiff:
+      sources[0].ForEach([&](std::string_view m, double sc) {
+        double unused = 0;
+        for (size_t i = 1; i < sources.size(); ++i) {
+          if (sources[i].Find(m, &unused)) return;
+        }
+        result->emplace(m, sc);
+      });
+      break;
+  }
+}
+
+// Calls emit(member, score) for the members `spec` selects from `o`, in
+// spec's order (ZRANGE's selection).
+template <typename Emit>
+void ForRange(const ZOrder& o, const ZRangeSpec& spec, Emit emit) {
+  if (spec.by != ZRangeSpec::By::kRank && spec.offset < 0) return;
+  size_t first = 0, last = 0;
+  Select(o, spec, &first, &last);
+  const size_t total = last - first;
+  const size_t offset = spec.by == ZRangeSpec::By::kRank ? 0 : static_cast<size_t>(spec.offset);
+  if (offset >= total) return;
+  size_t take = total - offset;
+  if (spec.by != ZRangeSpec::By::kRank && spec.count >= 0) {
+    take = std::min(take, static_cast<size_t>(spec.count));
+  }
+  auto it = o.find_by_order(spec.reverse ? last - 1 - offset : first + offset);
+  for (size_t i = 0; i < take; ++i) {
+    emit(std::string_view(it->second), it->first, take);
+    if (spec.reverse) {
+      --it;
+    } else {
+      ++it;
+    }
+  }
+}
+
 std::mt19937_64& Rng() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
   return rng;
@@ -201,26 +292,10 @@ Status Store::Impl::ZRange(std::string_view key, const ZRangeSpec& spec, ZMember
   out->clear();
   return ReadZSet(key, [&](const ZSetValue* z) {
     if (z == nullptr) return Status::kOk;
-    if (spec.by != ZRangeSpec::By::kRank && spec.offset < 0) return Status::kOk;
-    size_t first = 0, last = 0;
-    Select(z->order, spec, &first, &last);
-    const size_t total = last - first;
-    const size_t offset = spec.by == ZRangeSpec::By::kRank ? 0 : static_cast<size_t>(spec.offset);
-    if (offset >= total) return Status::kOk;
-    size_t take = total - offset;
-    if (spec.by != ZRangeSpec::By::kRank && spec.count >= 0) {
-      take = std::min(take, static_cast<size_t>(spec.count));
-    }
-    out->reserve(take);
-    auto it = z->order.find_by_order(spec.reverse ? last - 1 - offset : first + offset);
-    for (size_t i = 0; i < take; ++i) {
-      out->emplace_back(std::string(it->second), it->first);
-      if (spec.reverse) {
-        --it;
-      } else {
-        ++it;
-      }
-    }
+    ForRange(z->order, spec, [&](std::string_view m, double score, size_t take) {
+      if (out->empty()) out->reserve(take);
+      out->emplace_back(std::string(m), score);
+    });
     return Status::kOk;
   });
 }
@@ -562,6 +637,37 @@ Status Store::Impl::ZPop(std::string_view key, bool max, int64_t count, ZMembers
       });
 }
 
+Status Store::Impl::ZReplaceLocked(
+    Shard& s, const HashedKey& hd, const std::vector<std::pair<std::string_view, double>>& members,
+    int64_t now, uint64_t* shortfall, std::vector<Shard*>* touched) {
+  bool expired = false;
+  auto it = FindLiveForWriteLocked(s, hd, now, &expired);
+  if (expired) touched->push_back(&s);
+  if (members.empty()) {
+    if (it != s.map.end()) {
+      DeleteLocked(s, it, hd.key);
+      touched->push_back(&s);
+    }
+    return Status::kOk;
+  }
+  Entry fresh;
+  fresh.type = ValueType::kZSet;
+  fresh.zset = std::make_unique<ZSetValue>();
+  fresh.zset->scores.reserve(members.size());
+  uint64_t elements = 0;
+  for (const auto& [m, sc] : members) {
+    ZSetPut(fresh.zset.get(), m, Canonical(sc));
+    elements += ZSetMemberMem(m.size());
+  }
+  fresh.mem_size = ZSetEntryMem(hd.key.size(), elements, false);
+  if (!InstallLocked(s, &it, hd, &fresh, /*force=*/false, now, shortfall)) {
+    return Status::kOutOfMemory;
+  }
+  PublishLocked(s, Mutation::Kind::kSet, hd.key, &it->second);
+  touched->push_back(&s);
+  return Status::kOk;
+}
+
 Status Store::Impl::ZStore(std::string_view dst, const std::vector<std::string_view>& keys,
                            const std::vector<double>& weights, Store::ZAggregate aggregate,
                            Store::ZStoreOp op, int64_t* size) {
@@ -578,17 +684,6 @@ Status Store::Impl::ZStore(std::string_view dst, const std::vector<std::string_v
     hks.push_back(HashKey(k));
     shards.push_back(&ShardFor(hks.back()));
   }
-  auto weight = [&](size_t i) { return weights.empty() ? 1.0 : weights[i]; };
-  auto combine = [&](double* acc, double v) {
-    switch (aggregate) {
-      case Store::ZAggregate::kSum:
-        *acc += v;
-        if (std::isnan(*acc)) *acc = 0;  // inf + -inf, as Redis
-        break;
-      case Store::ZAggregate::kMin: *acc = std::min(*acc, v); break;
-      case Store::ZAggregate::kMax: *acc = std::max(*acc, v); break;
-    }
-  };
   return WithEviction<Status>([&](uint64_t* shortfall) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     std::vector<Shard*> touched;
     Status st = Status::kOk;
@@ -602,84 +697,17 @@ Status Store::Impl::ZStore(std::string_view dst, const std::vector<std::string_v
         bool expired = false;
         auto it = FindLiveForWriteLocked(s, hks[i], now, &expired);
         if (expired) touched.push_back(&s);
-        if (it == s.map.end()) continue;
-        if (it->second.type == ValueType::kZSet) {
-          sources[i].z = it->second.zset.get();
-        } else if (it->second.type == ValueType::kSet) {
-          sources[i].set = it->second.set.get();
-        } else {
-          st = Status::kWrongType;
-        }
-      }
-      // Members view the sources' bytes, which stay until the result is
-      // installed.
-      absl::flat_hash_map<std::string_view, double> result;
-      if (st == Status::kOk) {
-        switch (op) {
-          case Store::ZStoreOp::kUnion:
-            for (size_t i = 0; i < sources.size(); ++i) {
-              sources[i].ForEach([&](std::string_view m, double sc) {
-                double v = weight(i) * sc;
-                if (std::isnan(v)) v = 0;
-                auto [r, inserted] = result.try_emplace(m, v);
-                if (!inserted) combine(&r->second, v);
-              });
-            }
-            break;
-          case Store::ZStoreOp::kInter:
-            sources[0].ForEach([&](std::string_view m, double sc) {
-              double acc = weight(0) * sc;
-              if (std::isnan(acc)) acc = 0;
-              for (size_t i = 1; i < sources.size(); ++i) {
-                double other = 0;
-                if (!sources[i].Find(m, &other)) return;
-                double v = weight(i) * other;
-                if (std::isnan(v)) v = 0;
-                combine(&acc, v);
-              }
-              result.emplace(m, acc);
-            });
-            break;
-          case Store::ZStoreOp::kDiff:
-            sources[0].ForEach([&](std::string_view m, double sc) {
-              double unused = 0;
-              for (size_t i = 1; i < sources.size(); ++i) {
-                if (sources[i].Find(m, &unused)) return;
-              }
-              result.emplace(m, sc);
-            });
-            break;
-        }
+        if (it != s.map.end()) st = SourceOf(it->second, &sources[i]);
       }
       if (st == Status::kOk) {
-        Shard& s = ShardFor(hd);
-        bool expired = false;
-        auto it = FindLiveForWriteLocked(s, hd, now, &expired);
-        if (expired) touched.push_back(&s);
+        // Members view the sources' bytes, which stay until the result is
+        // installed.
+        absl::flat_hash_map<std::string_view, double> result;
+        CombineSources(sources, weights, aggregate, op, &result);
         *size = static_cast<int64_t>(result.size());
-        if (result.empty()) {
-          if (it != s.map.end()) {
-            DeleteLocked(s, it, dst);
-            touched.push_back(&s);
-          }
-        } else {
-          Entry fresh;
-          fresh.type = ValueType::kZSet;
-          fresh.zset = std::make_unique<ZSetValue>();
-          fresh.zset->scores.reserve(result.size());
-          uint64_t elements = 0;
-          for (const auto& [m, sc] : result) {
-            ZSetPut(fresh.zset.get(), m, Canonical(sc));
-            elements += ZSetMemberMem(m.size());
-          }
-          fresh.mem_size = ZSetEntryMem(dst.size(), elements, false);
-          if (!InstallLocked(s, &it, hd, &fresh, /*force=*/false, now, shortfall)) {
-            st = Status::kOutOfMemory;
-          } else {
-            PublishLocked(s, Mutation::Kind::kSet, dst, &it->second);
-            touched.push_back(&s);
-          }
-        }
+        const std::vector<std::pair<std::string_view, double>> members(result.begin(),
+                                                                       result.end());
+        st = ZReplaceLocked(ShardFor(hd), hd, members, now, shortfall, &touched);
       }
     }
     std::sort(touched.begin(), touched.end());
@@ -687,6 +715,185 @@ Status Store::Impl::ZStore(std::string_view dst, const std::vector<std::string_v
     for (Shard* c : touched) Notify(*c);
     return st;
   });
+}
+
+namespace {
+
+// The live sources at `hks`, whose shards the caller holds, for a read:
+// an expired or missing key is an empty source.
+Status ReadSourcesLocked(const std::vector<const Shard*>& shards,
+                         const std::vector<HashedKey>& hks, int64_t now, bool lru,
+                         std::vector<Source>* sources) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  sources->assign(hks.size(), Source{});
+  for (size_t i = 0; i < hks.size(); ++i) {
+    auto it = shards[i]->map.find(hks[i]);
+    if (it == shards[i]->map.end() || IsExpired(it->second, now)) continue;
+    const Status st = SourceOf(it->second, &(*sources)[i]);
+    if (st != Status::kOk) return st;
+    if (lru) it->second.last_access.store(now, std::memory_order_relaxed);
+  }
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status Store::Impl::ZCombine(const std::vector<std::string_view>& keys,
+                             const std::vector<double>& weights, Store::ZAggregate aggregate,
+                             Store::ZStoreOp op, ZMembers* out) const {
+  out->clear();
+  if (keys.empty()) return Status::kInvalidArgument;
+  if (!weights.empty() && weights.size() != keys.size()) return Status::kInvalidArgument;
+  std::vector<HashedKey> hks;
+  std::vector<Shard*> shards;
+  for (std::string_view k : keys) {
+    if (!KeyOk(k)) return Status::kInvalidArgument;
+    hks.push_back(HashKey(k));
+    shards.push_back(&ShardFor(hks.back()));
+  }
+  std::vector<std::pair<std::string_view, double>> sorted;
+  MultiLock l(this, shards);
+  std::vector<Source> sources;
+  const Status st = ReadSourcesLocked({shards.begin(), shards.end()}, hks, clock_->NowMs(),
+                                      lru(), &sources);
+  if (st != Status::kOk) return st;
+  absl::flat_hash_map<std::string_view, double> result;
+  CombineSources(sources, weights, aggregate, op, &result);
+  // Unlike a stored result, the reply keeps a -0 (Redis replies it from
+  // the computed set, before any small encoding turns it into 0).
+  sorted.assign(result.begin(), result.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second < b.second : a.first < b.first;
+  });
+  out->reserve(sorted.size());
+  for (const auto& [m, sc] : sorted) out->emplace_back(std::string(m), sc);
+  return Status::kOk;
+}
+
+Status Store::Impl::ZInterCard(const std::vector<std::string_view>& keys, uint64_t limit,
+                               int64_t* count) const {
+  *count = 0;
+  if (keys.empty()) return Status::kInvalidArgument;
+  std::vector<HashedKey> hks;
+  std::vector<Shard*> shards;
+  for (std::string_view k : keys) {
+    if (!KeyOk(k)) return Status::kInvalidArgument;
+    hks.push_back(HashKey(k));
+    shards.push_back(&ShardFor(hks.back()));
+  }
+  MultiLock l(this, shards);
+  std::vector<Source> sources;
+  const Status st = ReadSourcesLocked({shards.begin(), shards.end()}, hks, clock_->NowMs(),
+                                      lru(), &sources);
+  if (st != Status::kOk) return st;
+  auto size = [](const Source& src) {
+    if (src.z != nullptr) return src.z->size();
+    return src.set != nullptr ? src.set->size() : size_t{0};
+  };
+  size_t smallest = 0;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (size(sources[i]) == 0) return Status::kOk;  // nothing in common
+    if (size(sources[i]) < size(sources[smallest])) smallest = i;
+  }
+  bool done = false;
+  sources[smallest].ForEach([&](std::string_view m, double) {
+    if (done) return;
+    double unused = 0;
+    for (size_t i = 0; i < sources.size(); ++i) {
+      if (i != smallest && !sources[i].Find(m, &unused)) return;
+    }
+    ++*count;
+    if (limit != 0 && static_cast<uint64_t>(*count) >= limit) done = true;
+  });
+  return Status::kOk;
+}
+
+Status Store::Impl::ZRangeStore(std::string_view dst, std::string_view src,
+                                const ZRangeSpec& spec, int64_t* size) {
+  *size = 0;
+  if (!KeyOk(dst) || !KeyOk(src)) return Status::kInvalidArgument;
+  const HashedKey hd = HashKey(dst);
+  const HashedKey hs = HashKey(src);
+  std::vector<Shard*> shards{&ShardFor(hd), &ShardFor(hs)};
+  return WithEviction<Status>([&](uint64_t* shortfall) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    std::vector<Shard*> touched;
+    Status st = Status::kOk;
+    {
+      MultiLock l(this, shards);
+      // Both shards are held (the analysis cannot follow MultiLock).
+      const int64_t now = clock_->NowMs();
+      Shard& ss = ShardFor(hs);
+      bool expired = false;
+      auto it = FindLiveForWriteLocked(ss, hs, now, &expired);
+      if (expired) touched.push_back(&ss);
+      std::vector<std::pair<std::string_view, double>> members;
+      if (it != ss.map.end()) {
+        if (it->second.type != ValueType::kZSet) {
+          st = Status::kWrongType;
+        } else {
+          ForRange(it->second.zset->order, spec, [&](std::string_view m, double sc, size_t) {
+            members.emplace_back(m, sc);
+          });
+        }
+      }
+      if (st == Status::kOk) {
+        *size = static_cast<int64_t>(members.size());
+        st = ZReplaceLocked(ShardFor(hd), hd, members, now, shortfall, &touched);
+        if (st != Status::kOk) *size = 0;
+      }
+    }
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    for (Shard* c : touched) Notify(*c);
+    return st;
+  });
+}
+
+Status Store::Impl::ZMPop(const std::vector<std::string_view>& keys, bool max, int64_t count,
+                          bool skip_other_types, size_t* which, ZMembers* out) {
+  out->clear();
+  *which = 0;
+  if (keys.empty() || count < 0) return Status::kInvalidArgument;
+  std::vector<HashedKey> hks;
+  std::vector<Shard*> shards;
+  for (std::string_view k : keys) {
+    if (!KeyOk(k)) return Status::kInvalidArgument;
+    hks.push_back(HashKey(k));
+    shards.push_back(&ShardFor(hks.back()));
+  }
+  std::vector<Shard*> touched;
+  Status st = Status::kOk;
+  [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    MultiLock l(this, shards);
+    // Every shard is held (the analysis cannot follow MultiLock).
+    const int64_t now = clock_->NowMs();
+    for (size_t i = 0; i < keys.size(); ++i) {
+      Shard& s = ShardFor(hks[i]);
+      bool changed = false;
+      auto it = FindLiveForWriteLocked(s, hks[i], now, &changed);
+      if (changed) touched.push_back(&s);
+      if (it == s.map.end()) continue;
+      if (it->second.type != ValueType::kZSet) {
+        if (skip_other_types) continue;
+        st = Status::kWrongType;
+        return;
+      }
+      const size_t n = it->second.zset->size();
+      const size_t k = std::min(n, static_cast<size_t>(count));
+      if (k == 0) return;  // COUNT 0 pops nothing (as ZPop)
+      *which = i;
+      if (max) {
+        ZRemoveRanksLocked(s, it, hks[i].key, n - k, n, true, out, &changed);
+      } else {
+        ZRemoveRanksLocked(s, it, hks[i].key, 0, k, false, out, &changed);
+      }
+      touched.push_back(&s);
+      return;
+    }
+  }();
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (Shard* c : touched) Notify(*c);
+  return st;
 }
 
 }  // namespace ephpm

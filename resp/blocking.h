@@ -1,6 +1,7 @@
-// The blocking list commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH): what the
-// handlers in cmd_list.cc hand to the server, which suspends the connection
-// (resp/server.cc) until the request is served or its timeout passes.
+// The blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH; BZPOPMIN,
+// BZPOPMAX, BZMPOP): what the handlers in cmd_list.cc and cmd_zset.cc hand
+// to the server, which suspends the connection (resp/server.cc) until the
+// request is served or its timeout passes.
 //
 // The handler parses and checks the request, then leaves it in
 // ClientState::blocked without replying.  The server tries it at once, after
@@ -15,6 +16,7 @@
 #define EPHPM_RESP_BLOCKING_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +27,17 @@ namespace ephpm {
 namespace resp {
 
 struct BlockedPop {
-  bool move = false;              // BLMOVE, BRPOPLPUSH; else BLPOP, BRPOP
+  bool move = false;  // BLMOVE, BRPOPLPUSH; else BLPOP, BRPOP
+  // BZPOPMIN, BZPOPMAX, BZMPOP: pops the lowest (highest with zset_max)
+  // members of the first sorted set that has any, replied [key, member,
+  // score], or with `multi` (BZMPOP) [key, [[member, score] ...]].  Served
+  // by TryServeZSet (cmd_zset.cc).
+  bool zset = false;
+  bool zset_max = false;
+  // BLMPOP, BZMPOP: up to `count` elements, replied [key, [elements]]
+  // (lists) or as above (sorted sets).
+  bool multi = false;
+  int64_t count = 1;
   std::vector<std::string> keys;  // popped from, in order (the source of a move)
   std::string dst;                // a move's destination
   bool from_left = true;
@@ -40,6 +52,23 @@ struct BlockedPop {
 // answered with WRONGTYPE; but a move whose source has an element and whose
 // destination is of another type answers WRONGTYPE, as Redis does.
 bool TryServe(Store* store, const BlockedPop& b, bool waiting, std::string* reply);
+bool TryServeZSet(Store* store, const BlockedPop& b, bool waiting, std::string* reply);
+
+namespace cmd {
+struct Ctx;
+// A blocking command's timeout in seconds (a float), as Redis 7.0 reads
+// it; false after replying the error.
+bool ParseTimeout(Ctx& c, const std::string& arg, int64_t* timeout_ms);
+// Hands `b` to the server (ClientState::blocked), or inside EXEC makes the
+// one attempt and replies (a null array when there was nothing to pop).
+void Block(Ctx& c, std::shared_ptr<BlockedPop> b);
+// The arguments LMPOP, BLMPOP, ZMPOP and BZMPOP share, from numkeys at
+// argv[numkeys_at]: the keys, then `low` or `high` (LEFT/RIGHT, MIN/MAX:
+// *high says which), then COUNT n (*count, 1 without), as Redis 7.0 reads
+// them.  False after replying the error.
+bool ParseMPop(Ctx& c, size_t numkeys_at, std::string_view low, std::string_view high,
+               std::vector<std::string>* keys, bool* is_high, int64_t* count);
+}  // namespace cmd
 
 // What a blocked client gets when its timeout passes.
 inline constexpr std::string_view kBlockTimedOut = "*-1\r\n";

@@ -1,6 +1,6 @@
 // List commands: LPUSH, RPUSH, LPUSHX, RPUSHX, LPOP, RPOP, LLEN, LRANGE,
-// LINDEX, LSET, LREM, LTRIM, LINSERT, LPOS, LMOVE, RPOPLPUSH, and the
-// blocking BLPOP, BRPOP, BLMOVE, BRPOPLPUSH (see blocking.h).
+// LINDEX, LSET, LREM, LTRIM, LINSERT, LPOS, LMOVE, RPOPLPUSH, LMPOP, and the
+// blocking BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP (see blocking.h).
 
 #include <cmath>
 #include <cstdint>
@@ -78,6 +78,10 @@ void MoveGeneric(Ctx& c, bool from_left, bool to_left) {
   c.w.Bulk(moved);
 }
 
+}  // namespace
+
+// ParseTimeout and Block are shared with the blocking sorted set commands
+// (cmd_zset.cc), declared in blocking.h.
 // A blocking command's timeout in seconds (a float), as Redis 7.0's
 // getTimeoutFromObjectOrReply reads it: milliseconds rounded up (so that
 // 0.0001 waits 1 ms, and -0.0001 is 0: forever), converted as Redis's x86
@@ -119,6 +123,8 @@ void Block(Ctx& c, std::shared_ptr<BlockedPop> b) {
   if (b->move) return c.w.NullBulk();
   c.w.Raw(kBlockTimedOut);
 }
+
+namespace {
 
 void BlockingPop(Ctx& c, bool left) {
   int64_t timeout_ms = 0;
@@ -290,9 +296,31 @@ void CmdBLMove(Ctx& c) {
 
 void CmdBRPopLPush(Ctx& c) { BlockingMove(c, false, true, c.argv[3]); }
 
+void CmdLMPop(Ctx& c) {
+  BlockedPop b;
+  b.multi = true;
+  bool right = false;
+  if (!ParseMPop(c, 1, "left", "right", &b.keys, &right, &b.count)) return;
+  b.from_left = !right;
+  std::string reply;
+  if (TryServe(c.store, b, false, &reply)) return c.w.Raw(reply);
+  c.w.Raw(kBlockTimedOut);  // nothing to pop: a null array
+}
+
+void CmdBLMPop(Ctx& c) {
+  auto b = std::make_shared<BlockedPop>();
+  b->multi = true;
+  bool right = false;
+  if (!ParseMPop(c, 2, "left", "right", &b->keys, &right, &b->count)) return;
+  b->from_left = !right;
+  if (!ParseTimeout(c, c.argv[1], &b->timeout_ms)) return;
+  Block(c, std::move(b));
+}
+
 }  // namespace cmd
 
 bool TryServe(Store* store, const BlockedPop& b, bool waiting, std::string* reply) {
+  if (b.zset) return TryServeZSet(store, b, waiting, reply);
   reply->clear();
   ReplyWriter w(reply);
   cmd::Args none;
@@ -314,13 +342,19 @@ bool TryServe(Store* store, const BlockedPop& b, bool waiting, std::string* repl
   }
   for (const std::string& key : b.keys) {
     std::vector<std::string> out;
-    const Status st = store->ListPop(key, b.from_left, 1, &out);
+    const size_t count = b.multi ? static_cast<size_t>(b.count) : 1;
+    const Status st = store->ListPop(key, b.from_left, count, &out);
     if (waiting && st == Status::kWrongType) continue;
     if (cmd::Failed(c, st)) return true;
     if (out.empty()) continue;
     w.ArrayHeader(2);
     w.Bulk(key);
-    w.Bulk(out[0]);
+    if (!b.multi) {
+      w.Bulk(out[0]);
+      return true;
+    }
+    w.ArrayHeader(out.size());  // LMPOP, BLMPOP: [key, [elements]]
+    for (const std::string& e : out) w.Bulk(e);
     return true;
   }
   return false;

@@ -10,11 +10,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "blocking.h"
 #include "ephpm/glob.h"
 
 namespace ephpm {
@@ -99,6 +101,15 @@ void ReplyMembers(Ctx& c, const Store::ZMembers& members, bool withscores) {
   }
 }
 
+// In a cluster the keys of one command must have one owner; false after
+// replying CROSSSLOT.
+bool SameOwner(Ctx& c, const std::vector<std::string_view>& keys) {
+  Replicator* r = c.store->options().replicator;
+  if (r == nullptr || keys.size() < 2 || r->SameOwner(keys)) return true;
+  c.w.Error(kCrossSlot);
+  return false;
+}
+
 // ZADD and ZINCRBY (which is ZADD with INCR, options parsed the same way).
 void ZAddGeneric(Ctx& c, unsigned flags) {
   size_t idx = 2;
@@ -152,13 +163,17 @@ void ZAddGeneric(Ctx& c, unsigned flags) {
 // Redis 7.0's zrangeGenericCommand: the key at argv[1], the range at
 // argv[2..3], then options.  `by` and `reverse` are fixed by the legacy
 // commands; ZRANGE (auto_by, auto_dir) takes BYSCORE, BYLEX and REV.
-void ZRangeGeneric(Ctx& c, ZRangeSpec::By by, bool auto_by, bool reverse, bool auto_dir) {
+// ZRANGESTORE (`store`) has its destination at argv[1], and everything
+// else one further, and takes no WITHSCORES.
+void ZRangeGeneric(Ctx& c, ZRangeSpec::By by, bool auto_by, bool reverse, bool auto_dir,
+                   bool store = false) {
+  const size_t src = store ? 2 : 1;
   bool withscores = false;
   int64_t offset = 0, limit = -1;
-  for (size_t j = 4; j < c.argv.size(); ++j) {
+  for (size_t j = src + 3; j < c.argv.size(); ++j) {
     const size_t left = c.argv.size() - j - 1;
     const std::string& o = c.argv[j];
-    if (IEq(o, "withscores")) {
+    if (!store && IEq(o, "withscores")) {
       withscores = true;
     } else if (IEq(o, "limit") && left >= 2) {
       if (!ParseLL(c.argv[j + 1], &offset) || !ParseLL(c.argv[j + 2], &limit)) {
@@ -192,8 +207,8 @@ void ZRangeGeneric(Ctx& c, ZRangeSpec::By by, bool auto_by, bool reverse, bool a
   spec.count = limit;
   // By score or lex in reverse, the range is given as max, min.
   const bool swap = reverse && by != ZRangeSpec::By::kRank;
-  const std::string& lo = c.argv[swap ? 3 : 2];
-  const std::string& hi = c.argv[swap ? 2 : 3];
+  const std::string& lo = c.argv[src + (swap ? 2 : 1)];
+  const std::string& hi = c.argv[src + (swap ? 1 : 2)];
   switch (by) {
     case ZRangeSpec::By::kRank:
       if (!ParseLL(lo, &spec.start) || !ParseLL(hi, &spec.stop)) return c.w.Error(kNotInteger);
@@ -209,6 +224,13 @@ void ZRangeGeneric(Ctx& c, ZRangeSpec::By by, bool auto_by, bool reverse, bool a
         return c.w.Error(kNotLexRange);
       }
       break;
+  }
+  if (store) {
+    // Both keys are at the table's key positions: the dispatcher checked
+    // that they share an owner.
+    int64_t size = 0;
+    if (Failed(c, c.store->ZRangeStore(c.argv[1], c.argv[2], spec, &size))) return;
+    return c.w.Integer(size);
   }
   Store::ZMembers members;
   if (Failed(c, c.store->ZRange(c.argv[1], spec, &members))) return;
@@ -278,33 +300,40 @@ void ZPopGeneric(Ctx& c, bool max) {
   ReplyMembers(c, members, true);
 }
 
-void ZStoreGeneric(Ctx& c, Store::ZStoreOp op) {
+// Redis 7.0's zunionInterDiffGenericCommand: ZUNIONSTORE, ZINTERSTORE and
+// ZDIFFSTORE (`store`: the destination at argv[1], numkeys at argv[2]),
+// ZUNION, ZINTER and ZDIFF (numkeys at argv[1], WITHSCORES allowed), and
+// ZINTERCARD (`card`: LIMIT allowed, no WEIGHTS or AGGREGATE).
+void ZSetOpGeneric(Ctx& c, Store::ZStoreOp op, bool store, bool card = false) {
+  const size_t numkeys_at = store ? 2 : 1;
   int64_t numkeys = 0;
-  if (!ParseLL(c.argv[2], &numkeys)) return c.w.Error(kNotInteger);
+  if (!ParseLL(c.argv[numkeys_at], &numkeys)) return c.w.Error(kNotInteger);
   if (numkeys < 1) {
     return c.w.Error("ERR at least 1 input key is needed for '" + std::string(c.cmd->name) +
                      "' command");
   }
-  if (numkeys > static_cast<int64_t>(c.argv.size()) - 3) return c.w.Error(kSyntaxErr);
+  const size_t first = numkeys_at + 1;
+  if (numkeys > static_cast<int64_t>(c.argv.size() - first)) return c.w.Error(kSyntaxErr);
   const size_t n = static_cast<size_t>(numkeys);
-  std::vector<std::string_view> keys(c.argv.begin() + 3, c.argv.begin() + 3 + n);
-  // In a cluster every key must have the destination's owner.
-  if (Replicator* r = c.store->options().replicator) {
+  std::vector<std::string_view> keys(c.argv.begin() + first, c.argv.begin() + first + n);
+  {
     std::vector<std::string_view> all(keys);
-    all.push_back(c.argv[1]);
-    if (!r->SameOwner(all)) return c.w.Error(kCrossSlot);
+    if (store) all.push_back(c.argv[1]);
+    if (!SameOwner(c, all)) return;
   }
   // Redis checks the inputs' types before it reads the options.
   for (size_t i = 0; i < n; ++i) {
-    const auto t = TypeOf(c, c.argv[3 + i]);
+    const auto t = TypeOf(c, c.argv[first + i]);
     if (t && *t != ValueType::kZSet && *t != ValueType::kSet) return c.w.Error(kWrongType);
   }
   std::vector<double> weights;
   Store::ZAggregate aggregate = Store::ZAggregate::kSum;
-  const bool diff = op == Store::ZStoreOp::kDiff;
-  for (size_t j = 3 + n; j < c.argv.size();) {
+  bool withscores = false;
+  uint64_t limit = 0;
+  const bool combine = op != Store::ZStoreOp::kDiff && !card;
+  for (size_t j = first + n; j < c.argv.size();) {
     const size_t remaining = c.argv.size() - j;
-    if (!diff && remaining >= n + 1 && IEq(c.argv[j], "weights")) {
+    if (combine && remaining >= n + 1 && IEq(c.argv[j], "weights")) {
       ++j;
       weights.resize(n);
       for (size_t i = 0; i < n; ++i, ++j) {
@@ -312,7 +341,7 @@ void ZStoreGeneric(Ctx& c, Store::ZStoreOp op) {
           return c.w.Error("ERR weight value is not a float");
         }
       }
-    } else if (!diff && remaining >= 2 && IEq(c.argv[j], "aggregate")) {
+    } else if (combine && remaining >= 2 && IEq(c.argv[j], "aggregate")) {
       const std::string& a = c.argv[j + 1];
       if (IEq(a, "sum")) {
         aggregate = Store::ZAggregate::kSum;
@@ -324,16 +353,90 @@ void ZStoreGeneric(Ctx& c, Store::ZStoreOp op) {
         return c.w.Error(kSyntaxErr);
       }
       j += 2;
+    } else if (card && remaining >= 2 && IEq(c.argv[j], "limit")) {
+      int64_t l = 0;
+      if (!ParseLL(c.argv[j + 1], &l) || l < 0) return c.w.Error("ERR LIMIT can't be negative");
+      limit = static_cast<uint64_t>(l);  // the last LIMIT wins
+      j += 2;
+    } else if (!store && !card && IEq(c.argv[j], "withscores")) {
+      withscores = true;
+      ++j;
     } else {
       return c.w.Error(kSyntaxErr);
     }
+  }
+  if (card) {
+    int64_t count = 0;
+    if (Failed(c, c.store->ZInterCard(keys, limit, &count))) return;
+    return c.w.Integer(count);
+  }
+  if (!store) {
+    Store::ZMembers members;
+    if (Failed(c, c.store->ZCombine(keys, weights, aggregate, op, &members))) return;
+    return ReplyMembers(c, members, withscores);
   }
   int64_t size = 0;
   if (Failed(c, c.store->ZStore(c.argv[1], keys, weights, aggregate, op, &size))) return;
   c.w.Integer(size);
 }
 
+// BZPOPMIN, BZPOPMAX: the keys, then the timeout.
+void BlockingZPop(Ctx& c, bool max) {
+  int64_t timeout_ms = 0;
+  if (!ParseTimeout(c, c.argv.back(), &timeout_ms)) return;
+  auto b = std::make_shared<BlockedPop>();
+  b->zset = true;
+  b->zset_max = max;
+  b->keys.assign(c.argv.begin() + 1, c.argv.end() - 1);
+  b->timeout_ms = timeout_ms;
+  Block(c, std::move(b));
+}
+
 }  // namespace
+
+// Shared with LMPOP and BLMPOP (blocking.h): Redis 7.0's zmpopGenericCommand
+// and lmpopGenericCommand read their arguments alike.
+bool ParseMPop(Ctx& c, size_t numkeys_at, std::string_view low, std::string_view high,
+               std::vector<std::string>* keys, bool* is_high, int64_t* count) {
+  int64_t numkeys = 0;
+  if (!ParseLL(c.argv[numkeys_at], &numkeys) || numkeys < 1) {
+    c.w.Error("ERR numkeys should be greater than 0");
+    return false;
+  }
+  // The end (LEFT/RIGHT, MIN/MAX) must follow the keys.
+  if (numkeys > static_cast<int64_t>(c.argv.size() - numkeys_at) - 2) {
+    c.w.Error(kSyntaxErr);
+    return false;
+  }
+  const size_t where = numkeys_at + 1 + static_cast<size_t>(numkeys);
+  if (IEq(c.argv[where], low)) {
+    *is_high = false;
+  } else if (IEq(c.argv[where], high)) {
+    *is_high = true;
+  } else {
+    c.w.Error(kSyntaxErr);
+    return false;
+  }
+  *count = -1;
+  for (size_t j = where + 1; j < c.argv.size(); ++j) {
+    const bool more = j + 1 < c.argv.size();
+    if (*count == -1 && more && IEq(c.argv[j], "count")) {
+      ++j;
+      if (!ParseLL(c.argv[j], count) || *count < 1) {
+        c.w.Error("ERR count should be greater than 0");
+        return false;
+      }
+    } else {
+      c.w.Error(kSyntaxErr);
+      return false;
+    }
+  }
+  if (*count == -1) *count = 1;
+  keys->assign(c.argv.begin() + static_cast<std::ptrdiff_t>(numkeys_at) + 1,
+               c.argv.begin() + static_cast<std::ptrdiff_t>(where));
+  std::vector<std::string_view> views(keys->begin(), keys->end());
+  return SameOwner(c, views);
+}
 
 void CmdZAdd(Ctx& c) { ZAddGeneric(c, 0); }
 
@@ -463,12 +566,81 @@ void CmdZScan(Ctx& c) {
   }
 }
 
-void CmdZUnionStore(Ctx& c) { ZStoreGeneric(c, Store::ZStoreOp::kUnion); }
+void CmdZUnionStore(Ctx& c) { ZSetOpGeneric(c, Store::ZStoreOp::kUnion, true); }
 
-void CmdZInterStore(Ctx& c) { ZStoreGeneric(c, Store::ZStoreOp::kInter); }
+void CmdZInterStore(Ctx& c) { ZSetOpGeneric(c, Store::ZStoreOp::kInter, true); }
 
-void CmdZDiffStore(Ctx& c) { ZStoreGeneric(c, Store::ZStoreOp::kDiff); }
+void CmdZDiffStore(Ctx& c) { ZSetOpGeneric(c, Store::ZStoreOp::kDiff, true); }
+
+void CmdZUnion(Ctx& c) { ZSetOpGeneric(c, Store::ZStoreOp::kUnion, false); }
+
+void CmdZInter(Ctx& c) { ZSetOpGeneric(c, Store::ZStoreOp::kInter, false); }
+
+void CmdZDiff(Ctx& c) { ZSetOpGeneric(c, Store::ZStoreOp::kDiff, false); }
+
+void CmdZInterCard(Ctx& c) { ZSetOpGeneric(c, Store::ZStoreOp::kInter, false, true); }
+
+void CmdZRangeStore(Ctx& c) {
+  ZRangeGeneric(c, ZRangeSpec::By::kRank, true, false, true, /*store=*/true);
+}
+
+void CmdZMPop(Ctx& c) {
+  BlockedPop b;
+  b.zset = true;
+  b.multi = true;
+  if (!ParseMPop(c, 1, "min", "max", &b.keys, &b.zset_max, &b.count)) return;
+  std::string reply;
+  if (TryServeZSet(c.store, b, false, &reply)) return c.w.Raw(reply);
+  c.w.Raw(kBlockTimedOut);  // nothing to pop: a null array
+}
+
+void CmdBZMPop(Ctx& c) {
+  auto b = std::make_shared<BlockedPop>();
+  b->zset = true;
+  b->multi = true;
+  if (!ParseMPop(c, 2, "min", "max", &b->keys, &b->zset_max, &b->count)) return;
+  if (!ParseTimeout(c, c.argv[1], &b->timeout_ms)) return;
+  Block(c, std::move(b));
+}
+
+void CmdBZPopMin(Ctx& c) { BlockingZPop(c, false); }
+
+void CmdBZPopMax(Ctx& c) { BlockingZPop(c, true); }
 
 }  // namespace cmd
+
+bool TryServeZSet(Store* store, const BlockedPop& b, bool waiting, std::string* reply) {
+  reply->clear();
+  ReplyWriter w(reply);
+  cmd::Args none;
+  cmd::Ctx c{store, nullptr, nullptr, nullptr, w, none, nullptr};
+  // All the keys at once: the first that has members, in one step.  A
+  // blocked client is served sorted sets only (Redis): another type is
+  // passed over.
+  const std::vector<std::string_view> keys(b.keys.begin(), b.keys.end());
+  Store::ZMembers out;
+  size_t which = 0;
+  const Status st = store->ZMPop(keys, b.zset_max, b.count, waiting, &which, &out);
+  if (cmd::Failed(c, st)) return true;
+  if (out.empty()) return false;
+  const std::string& key = b.keys[which];
+  if (!b.multi) {
+    w.ArrayHeader(3);
+    w.Bulk(key);
+    w.Bulk(out[0].first);
+    w.Bulk(cmd::FormatScore(out[0].second));
+    return true;
+  }
+  w.ArrayHeader(2);
+  w.Bulk(key);
+  w.ArrayHeader(out.size());
+  for (const auto& [m, score] : out) {
+    w.ArrayHeader(2);
+    w.Bulk(m);
+    w.Bulk(cmd::FormatScore(score));
+  }
+  return true;
+}
+
 }  // namespace resp
 }  // namespace ephpm

@@ -275,6 +275,17 @@ void CmdZScan(Ctx& c);
 void CmdZUnionStore(Ctx& c);
 void CmdZInterStore(Ctx& c);
 void CmdZDiffStore(Ctx& c);
+void CmdZUnion(Ctx& c);
+void CmdZInter(Ctx& c);
+void CmdZDiff(Ctx& c);
+void CmdZInterCard(Ctx& c);
+void CmdZRangeStore(Ctx& c);
+void CmdZMPop(Ctx& c);
+void CmdBZMPop(Ctx& c);
+void CmdBZPopMin(Ctx& c);
+void CmdBZPopMax(Ctx& c);
+void CmdLMPop(Ctx& c);
+void CmdBLMPop(Ctx& c);
 // cmd_set.cc
 void CmdSAdd(Ctx& c);
 void CmdSRem(Ctx& c);

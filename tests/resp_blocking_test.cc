@@ -1,8 +1,9 @@
-// The blocking list commands over real loopback sockets: BLPOP, BRPOP,
-// BLMOVE and BRPOPLPUSH woken by a push from another connection or from the
-// Store directly (as PHP writes), their timeout, first come first served
-// between two waiters, the requests pipelined behind a blocked one, and a
-// client that disconnects while blocked.
+// The blocking commands over real loopback sockets: BLPOP, BRPOP, BLMOVE,
+// BRPOPLPUSH, BZPOPMIN, BZPOPMAX and BZMPOP woken by a push (ZADD) from
+// another connection or from the Store directly (as PHP writes), their
+// timeout, first come first served between waiters, the requests pipelined
+// behind a blocked one, a client that disconnects while blocked, and no
+// blocking inside MULTI.
 //
 // No timing assertion: a blocked client is known to be waiting once CLIENT
 // LIST shows its last command (the server registers the wait before it
@@ -264,4 +265,211 @@ TEST_CASE("blocking: the idle timeout does not close a blocked client (as Redis)
   }
   CHECK(b.Call({"RPUSH", "q", "x"}) == Int(1));
   CHECK(a.Reply() == Arr({Bulk("q"), Bulk("x")}));
+}
+
+// ---- the sorted set ones: BZPOPMIN, BZPOPMAX, BZMPOP ---------------------
+
+TEST_CASE("blocking: BZPOPMIN and BZPOPMAX are woken by a ZADD from another connection") {
+  Fixture f;
+  Client a(f.port()), b(f.port());
+  const std::string ida = IdOf(a);
+  REQUIRE(a.Send(Encode({"BZPOPMIN", "z1", "z2", "0"})));
+  REQUIRE(WaitBlocked(b, ida, "bzpopmin"));
+  CHECK_FALSE(a.Readable(20));
+  CHECK(b.Call({"ZADD", "z2", "2", "y", "1", "x", "3", "z"}) == Int(3));
+  CHECK(a.Reply() == Arr({Bulk("z2"), Bulk("x"), Bulk("1")}));
+  CHECK(b.Call({"ZRANGE", "z2", "0", "-1"}) == Arr({Bulk("y"), Bulk("z")}));
+
+  // A member already there is served at once; the highest with BZPOPMAX.
+  CHECK(a.Call({"BZPOPMAX", "z1", "z2", "0"}) == Arr({Bulk("z2"), Bulk("z"), Bulk("3")}));
+
+  REQUIRE(a.Send(Encode({"BZPOPMAX", "z1", "0"})));
+  REQUIRE(WaitBlocked(b, ida, "bzpopmax"));
+  CHECK(b.Call({"ZADD", "z1", "1.5", "m", "-inf", "n"}) == Int(2));
+  CHECK(a.Reply() == Arr({Bulk("z1"), Bulk("m"), Bulk("1.5")}));
+  CHECK(b.Call({"ZRANGE", "z1", "0", "-1", "WITHSCORES"}) == Arr({Bulk("n"), Bulk("-inf")}));
+}
+
+TEST_CASE("blocking: BZMPOP is woken by a ZADD and pops up to COUNT members") {
+  Fixture f;
+  Client a(f.port()), b(f.port());
+  const std::string ida = IdOf(a);
+  REQUIRE(a.Send(Encode({"BZMPOP", "0", "2", "z1", "z2", "MAX", "COUNT", "2"})));
+  REQUIRE(WaitBlocked(b, ida, "bzmpop"));
+  CHECK(b.Call({"ZADD", "z2", "1", "a", "2", "b", "3", "c"}) == Int(3));
+  CHECK(a.Reply() ==
+        Arr({Bulk("z2"), Arr({Arr({Bulk("c"), Bulk("3")}), Arr({Bulk("b"), Bulk("2")})})}));
+  // Fewer members than COUNT: all of them, and the key goes.
+  CHECK(a.Call({"BZMPOP", "0", "1", "z2", "MIN", "COUNT", "10"}) ==
+        Arr({Bulk("z2"), Arr({Arr({Bulk("a"), Bulk("1")})})}));
+  CHECK(b.Call({"EXISTS", "z2"}) == Int(0));
+}
+
+TEST_CASE("blocking: a ZADD made on the Store directly (as PHP does) wakes BZPOPMIN") {
+  Fixture f;
+  Client a(f.port()), b(f.port());
+  const std::string ida = IdOf(a);
+  REQUIRE(a.Send(Encode({"BZPOPMIN", "z", "0"})));
+  REQUIRE(WaitBlocked(b, ida, "bzpopmin"));
+  int64_t n = 0;
+  REQUIRE(f.store->ZAdd("z", {{4.5, "from-php"}}, 0, &n) == ephpm::Status::kOk);
+  CHECK(a.Reply() == Arr({Bulk("z"), Bulk("from-php"), Bulk("4.5")}));
+}
+
+TEST_CASE("blocking: sorted set waiters are served first come, first served") {
+  Fixture f;
+  Client first(f.port()), second(f.port()), third(f.port()), adder(f.port());
+  const std::string id1 = IdOf(first), id2 = IdOf(second), id3 = IdOf(third);
+  REQUIRE(first.Send(Encode({"BZPOPMIN", "z", "0"})));
+  REQUIRE(WaitBlocked(adder, id1, "bzpopmin"));
+  REQUIRE(second.Send(Encode({"BZMPOP", "0", "1", "z", "MIN", "COUNT", "2"})));
+  REQUIRE(WaitBlocked(adder, id2, "bzmpop"));
+  REQUIRE(third.Send(Encode({"BZPOPMAX", "z", "0"})));
+  REQUIRE(WaitBlocked(adder, id3, "bzpopmax"));
+
+  CHECK(adder.Call({"ZADD", "z", "1", "a"}) == Int(1));
+  CHECK(first.Reply() == Arr({Bulk("z"), Bulk("a"), Bulk("1")}));
+  CHECK_FALSE(second.Readable(20));
+  CHECK_FALSE(third.Readable(20));
+  // One ZADD of four members: the second takes two, the third the highest.
+  CHECK(adder.Call({"ZADD", "z", "1", "b", "2", "c", "3", "d", "4", "e"}) == Int(4));
+  CHECK(second.Reply() ==
+        Arr({Bulk("z"), Arr({Arr({Bulk("b"), Bulk("1")}), Arr({Bulk("c"), Bulk("2")})})}));
+  CHECK(third.Reply() == Arr({Bulk("z"), Bulk("e"), Bulk("4")}));
+  CHECK(adder.Call({"ZRANGE", "z", "0", "-1"}) == Arr({Bulk("d")}));
+}
+
+TEST_CASE("blocking: BZPOPMIN and BZMPOP time out with a null array; bad input is an error") {
+  Fixture f;
+  Client a(f.port());
+  CHECK(a.Call({"BZPOPMIN", "z", "0.05"}) == "*-1\r\n");
+  CHECK(a.Call({"BZPOPMAX", "z", "y", "0.01"}) == "*-1\r\n");
+  CHECK(a.Call({"BZMPOP", "0.01", "2", "z", "y", "MIN"}) == "*-1\r\n");
+  CHECK(a.Call({"BZPOPMIN", "z", "-1"}) == Err("ERR timeout is negative"));
+  CHECK(a.Call({"BZMPOP", "x", "1", "z", "MIN"}) ==
+        Err("ERR timeout is not a float or out of range"));
+  CHECK(a.Call({"BZMPOP", "0", "0", "z", "MIN"}) == Err("ERR numkeys should be greater than 0"));
+  CHECK(a.Call({"PING"}) == "+PONG\r\n");
+}
+
+TEST_CASE("blocking: a client that disconnects in BZPOPMIN takes nothing") {
+  Fixture f;
+  Client b(f.port());
+  std::string ida;
+  {
+    Client a(f.port());
+    ida = IdOf(a);
+    REQUIRE(a.Send(Encode({"BZPOPMIN", "z", "0"})));
+    REQUIRE(WaitBlocked(b, ida, "bzpopmin"));
+  }  // closed while blocked
+  REQUIRE(WaitGone(b, ida));
+  CHECK(b.Call({"ZADD", "z", "1", "kept"}) == Int(1));
+  CHECK(b.Call({"ZRANGE", "z", "0", "-1"}) == Arr({Bulk("kept")}));
+
+  Client c(f.port());
+  const std::string idc = IdOf(c);
+  REQUIRE(c.Send(Encode({"BZMPOP", "0", "1", "z2", "MAX"})));
+  REQUIRE(WaitBlocked(b, idc, "bzmpop"));
+  CHECK(b.Call({"ZADD", "z2", "1", "v"}) == Int(1));
+  CHECK(c.Reply() == Arr({Bulk("z2"), Arr({Arr({Bulk("v"), Bulk("1")})})}));
+}
+
+TEST_CASE("blocking: a blocked BZPOPMIN passes over a key of another type") {
+  Fixture f;
+  Client a(f.port()), b(f.port());
+  const std::string ida = IdOf(a);
+  CHECK(b.Call({"SET", "s", "v"}) == kOk);
+  CHECK(a.Call({"BZPOPMIN", "s", "0"}) ==
+        Err("WRONGTYPE Operation against a key holding the wrong kind of value"));
+  CHECK(a.Call({"PING"}) == "+PONG\r\n");
+  REQUIRE(a.Send(Encode({"BZPOPMIN", "z", "0"})));
+  REQUIRE(WaitBlocked(b, ida, "bzpopmin"));
+  CHECK(b.Call({"SADD", "z", "m"}) == Int(1));  // a set: still blocked
+  CHECK_FALSE(a.Readable(20));
+  CHECK(b.Call({"DEL", "z"}) == Int(1));
+  CHECK(b.Call({"ZADD", "z", "2", "m"}) == Int(1));
+  CHECK(a.Reply() == Arr({Bulk("z"), Bulk("m"), Bulk("2")}));
+}
+
+TEST_CASE("blocking: inside MULTI, BZPOPMIN and BZMPOP do not block") {
+  Fixture f;
+  Client a(f.port());
+  CHECK(a.Call({"ZADD", "z", "1", "a"}) == Int(1));
+  CHECK(a.Call({"MULTI"}) == kOk);
+  CHECK(a.Call({"BZPOPMIN", "z", "0"}) == "+QUEUED\r\n");
+  CHECK(a.Call({"BZPOPMAX", "z", "0"}) == "+QUEUED\r\n");
+  CHECK(a.Call({"BZMPOP", "0", "1", "z", "MIN"}) == "+QUEUED\r\n");
+  CHECK(a.Call({"ZADD", "z", "2", "b"}) == "+QUEUED\r\n");
+  CHECK(a.Call({"BZMPOP", "0", "1", "z", "MIN"}) == "+QUEUED\r\n");
+  CHECK(a.Call({"EXEC"}) == Arr({Arr({Bulk("z"), Bulk("a"), Bulk("1")}), "*-1\r\n", "*-1\r\n",
+                                 Int(1), Arr({Bulk("z"), Arr({Arr({Bulk("b"), Bulk("2")})})})}));
+}
+
+TEST_CASE("blocking: BLMPOP is woken by a push and pops up to COUNT elements") {
+  Fixture f;
+  Client a(f.port()), b(f.port());
+  const std::string ida = IdOf(a);
+  REQUIRE(a.Send(Encode({"BLMPOP", "0", "2", "l1", "l2", "RIGHT", "COUNT", "2"})));
+  REQUIRE(WaitBlocked(b, ida, "blmpop"));
+  CHECK_FALSE(a.Readable(20));
+  CHECK(b.Call({"RPUSH", "l2", "x", "y", "z"}) == Int(3));
+  CHECK(a.Reply() == Arr({Bulk("l2"), Arr({Bulk("z"), Bulk("y")})}));
+  CHECK(a.Call({"BLMPOP", "0", "1", "l2", "LEFT", "COUNT", "9"}) ==
+        Arr({Bulk("l2"), Arr({Bulk("x")})}));
+  CHECK(b.Call({"EXISTS", "l2"}) == Int(0));
+  CHECK(a.Call({"BLMPOP", "0.01", "1", "l2", "LEFT"}) == "*-1\r\n");
+  // First come, first served with a BLPOP on the same key.
+  Client c(f.port());
+  const std::string idc = IdOf(c);
+  REQUIRE(a.Send(Encode({"BLPOP", "l3", "0"})));
+  REQUIRE(WaitBlocked(b, ida, "blpop"));
+  REQUIRE(c.Send(Encode({"BLMPOP", "0", "1", "l3", "LEFT", "COUNT", "5"})));
+  REQUIRE(WaitBlocked(b, idc, "blmpop"));
+  CHECK(b.Call({"RPUSH", "l3", "1", "2", "3"}) == Int(3));
+  CHECK(a.Reply() == Arr({Bulk("l3"), Bulk("1")}));
+  CHECK(c.Reply() == Arr({Bulk("l3"), Arr({Bulk("2"), Bulk("3")})}));
+}
+
+TEST_CASE("blocking: many BZPOPMIN/BZMPOP clients share a stream of ZADDs, each member once") {
+  Fixture f;
+  constexpr int kClients = 4;
+  constexpr int kEach = 30;
+  // Each client pops kEach members, one at a time, with BZPOPMIN and
+  // BZMPOP in turn; the adder adds them all, one by one.  The replies are
+  // recorded and checked once every thread is done.
+  std::vector<std::vector<std::string>> got(kClients);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.emplace_back([&f, &got, i] {
+      Client c(f.port());
+      for (int k = 0; k < kEach; ++k) {
+        const std::string r = k % 2 == 0 ? c.Call({"BZPOPMIN", "other", "z", "0"})
+                                         : c.Call({"BZMPOP", "0", "2", "other", "z", "MIN"});
+        got[static_cast<size_t>(i)].push_back(r);
+      }
+    });
+  }
+  Client adder(f.port());
+  std::vector<std::string> members;
+  for (int k = 0; k < kClients * kEach; ++k) {
+    const std::string m = "m" + std::to_string(k);
+    CHECK(adder.Call({"ZADD", "z", std::to_string(k), m}).substr(0, 1) == ":");
+    members.push_back(m);
+  }
+  for (auto& t : clients) t.join();
+  // Every member popped exactly once, whichever reply shape carried it.
+  std::vector<std::string> popped;
+  for (const auto& g : got) {
+    for (const std::string& r : g) {
+      for (const std::string& m : members) {
+        if (r.find("$" + std::to_string(m.size()) + "\r\n" + m + "\r\n") != std::string::npos) {
+          popped.push_back(m);
+        }
+      }
+    }
+  }
+  std::sort(popped.begin(), popped.end());
+  std::sort(members.begin(), members.end());
+  CHECK(popped == members);
+  CHECK(adder.Call({"EXISTS", "z"}) == Int(0));
 }

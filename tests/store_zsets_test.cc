@@ -669,3 +669,270 @@ TEST_CASE("zunionstore and zinterstore read a set's members as scoring 1", "[sto
   Members out;
   CHECK(s->ZRange("set", Store::ZRangeSpec{}, &out) == Status::kWrongType);
 }
+
+TEST_CASE("zunion, zinter and zdiff reply what the store forms store, ordered",
+          "[store][zset]") {
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  int64_t n = 0;
+  REQUIRE(s->ZAdd("a", Pairs{{1, "x"}, {2, "y"}, {3, "z"}}, 0, &n) == Status::kOk);
+  REQUIRE(s->ZAdd("b", Pairs{{10, "y"}, {20, "z"}, {30, "w"}, {2, "b2"}}, 0, &n) == Status::kOk);
+  REQUIRE(s->SAdd("set", {"x", "w"}, &n) == Status::kOk);
+  REQUIRE(s->Set("str", "v") == Status::kOk);
+  const uint64_t used = s->Stats().memory_used;
+  Members out;
+  REQUIRE(s->ZCombine({"a", "b", "missing"}, {2, 1, 5}, Store::ZAggregate::kSum,
+                      Store::ZStoreOp::kUnion, &out) == Status::kOk);
+  // A tie in score (b2 and x) is ordered by member bytes.
+  CHECK(out == Members{{"b2", 2}, {"x", 2}, {"y", 14}, {"z", 26}, {"w", 30}});
+  REQUIRE(s->ZCombine({"a", "b"}, {}, Store::ZAggregate::kMin, Store::ZStoreOp::kInter, &out) ==
+          Status::kOk);
+  CHECK(out == Members{{"y", 2}, {"z", 3}});
+  REQUIRE(s->ZCombine({"b", "a"}, {}, Store::ZAggregate::kSum, Store::ZStoreOp::kDiff, &out) ==
+          Status::kOk);
+  CHECK(out == Members{{"b2", 2}, {"w", 30}});
+  // A set's members score 1.
+  REQUIRE(s->ZCombine({"a", "set"}, {}, Store::ZAggregate::kSum, Store::ZStoreOp::kUnion, &out) ==
+          Status::kOk);
+  CHECK(out == Members{{"w", 1}, {"x", 2}, {"y", 2}, {"z", 3}});
+  REQUIRE(s->ZCombine({"set", "a"}, {}, Store::ZAggregate::kSum, Store::ZStoreOp::kDiff, &out) ==
+          Status::kOk);
+  CHECK(out == Members{{"w", 1}});
+  // inf * 0 is 0, inf + -inf is 0 (Redis); a -0 is replied as such (as
+  // Redis does), but stored as 0.
+  REQUIRE(s->ZCombine({"a", "b"}, {kInf, -kInf}, Store::ZAggregate::kSum,
+                      Store::ZStoreOp::kUnion, &out) == Status::kOk);
+  CHECK(out == Members{{"b2", -kInf}, {"w", -kInf}, {"y", 0}, {"z", 0}, {"x", kInf}});
+  REQUIRE(s->ZCombine({"a"}, {-0.0}, Store::ZAggregate::kSum, Store::ZStoreOp::kUnion, &out) ==
+          Status::kOk);
+  REQUIRE(out.size() == 3);
+  CHECK(std::signbit(out[0].second));
+  REQUIRE(s->ZStore("neg", {"a"}, {-0.0}, Store::ZAggregate::kSum, Store::ZStoreOp::kUnion, &n) ==
+          Status::kOk);
+  REQUIRE(All(*s, "neg").size() == 3);
+  CHECK_FALSE(std::signbit(All(*s, "neg")[0].second));
+  REQUIRE(s->Del("neg", &n) == Status::kOk);
+  // A missing key is empty; another type is WRONGTYPE.
+  REQUIRE(s->ZCombine({"missing"}, {}, Store::ZAggregate::kSum, Store::ZStoreOp::kUnion, &out) ==
+          Status::kOk);
+  CHECK(out.empty());
+  CHECK(s->ZCombine({"a", "str"}, {}, Store::ZAggregate::kSum, Store::ZStoreOp::kUnion, &out) ==
+        Status::kWrongType);
+  CHECK(s->ZCombine({"missing", "str"}, {}, Store::ZAggregate::kSum, Store::ZStoreOp::kInter,
+                    &out) == Status::kWrongType);
+  CHECK(s->ZCombine({}, {}, Store::ZAggregate::kSum, Store::ZStoreOp::kUnion, &out) ==
+        Status::kInvalidArgument);
+  CHECK(s->ZCombine({"a", "b"}, {1}, Store::ZAggregate::kSum, Store::ZStoreOp::kUnion, &out) ==
+        Status::kInvalidArgument);
+  // ZStore stores exactly what ZCombine replies.
+  for (auto op : {Store::ZStoreOp::kUnion, Store::ZStoreOp::kInter, Store::ZStoreOp::kDiff}) {
+    REQUIRE(s->ZCombine({"b", "a", "set"}, {}, Store::ZAggregate::kMax, op, &out) ==
+            Status::kOk);
+    REQUIRE(s->ZStore("dst", {"b", "a", "set"}, {}, Store::ZAggregate::kMax, op, &n) ==
+            Status::kOk);
+    CHECK(n == static_cast<int64_t>(out.size()));
+    CHECK(All(*s, "dst") == out);
+  }
+  REQUIRE(s->Del("dst", &n) == Status::kOk);
+  CHECK(s->Stats().memory_used == used);  // the reads changed nothing
+  // An expired key is absent.
+  bool applied = false;
+  REQUIRE(s->Expire("b", 100, &applied) == Status::kOk);
+  clock.Advance(200);
+  REQUIRE(s->ZCombine({"a", "b"}, {}, Store::ZAggregate::kSum, Store::ZStoreOp::kUnion, &out) ==
+          Status::kOk);
+  CHECK(out == Members{{"x", 1}, {"y", 2}, {"z", 3}});
+}
+
+TEST_CASE("zintercard counts the common members up to a limit", "[store][zset]") {
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  int64_t n = 0;
+  REQUIRE(s->ZAdd("a", Pairs{{1, "x"}, {2, "y"}, {3, "z"}}, 0, &n) == Status::kOk);
+  REQUIRE(s->ZAdd("b", Pairs{{10, "y"}, {20, "z"}, {30, "w"}}, 0, &n) == Status::kOk);
+  REQUIRE(s->SAdd("set", {"x", "y", "w"}, &n) == Status::kOk);
+  REQUIRE(s->Set("str", "v") == Status::kOk);
+  REQUIRE(s->ZInterCard({"a"}, 0, &n) == Status::kOk);
+  CHECK(n == 3);
+  REQUIRE(s->ZInterCard({"a", "b"}, 0, &n) == Status::kOk);
+  CHECK(n == 2);
+  REQUIRE(s->ZInterCard({"a", "b"}, 1, &n) == Status::kOk);
+  CHECK(n == 1);
+  REQUIRE(s->ZInterCard({"a", "b"}, 5, &n) == Status::kOk);
+  CHECK(n == 2);
+  REQUIRE(s->ZInterCard({"a", "b", "set"}, 0, &n) == Status::kOk);
+  CHECK(n == 1);
+  REQUIRE(s->ZInterCard({"a", "missing"}, 0, &n) == Status::kOk);
+  CHECK(n == 0);
+  CHECK(s->ZInterCard({"a", "str"}, 0, &n) == Status::kWrongType);
+  CHECK(s->ZInterCard({"missing", "str"}, 0, &n) == Status::kWrongType);
+  CHECK(s->ZInterCard({}, 0, &n) == Status::kInvalidArgument);
+}
+
+TEST_CASE("zrangestore stores a range, replaces the destination, deletes it when empty",
+          "[store][zset]") {
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  int64_t n = 0;
+  REQUIRE(s->ZAdd("src", Pairs{{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"}}, 0, &n) == Status::kOk);
+  REQUIRE(s->Set("dst", "a string first") == Status::kOk);
+  Store::ZRangeSpec rank;
+  rank.start = 1;
+  rank.stop = 2;
+  REQUIRE(s->ZRangeStore("dst", "src", rank, &n) == Status::kOk);
+  CHECK(n == 2);
+  CHECK(All(*s, "dst") == Members{{"b", 2}, {"c", 3}});
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+  // By score, in reverse, with an offset and a count.
+  Store::ZRangeSpec score = ByScore(1, kInf, true);
+  score.reverse = true;
+  score.offset = 1;
+  score.count = 2;
+  REQUIRE(s->ZRangeStore("dst", "src", score, &n) == Status::kOk);
+  CHECK(n == 2);
+  CHECK(All(*s, "dst") == Members{{"b", 2}, {"c", 3}});
+  Store::ZRangeSpec lex;
+  lex.by = Store::ZRangeSpec::By::kLex;
+  lex.lex_min = Lex(Store::ZLexBound::Kind::kExclusive, "b");
+  lex.lex_max = Lex(Store::ZLexBound::Kind::kPlusInf);
+  REQUIRE(s->ZRangeStore("dst", "src", lex, &n) == Status::kOk);
+  CHECK(All(*s, "dst") == Members{{"c", 3}, {"d", 4}});
+  // An empty range, or a missing source, deletes the destination.
+  Store::ZRangeSpec none;
+  none.start = 10;
+  none.stop = 20;
+  REQUIRE(s->ZRangeStore("dst", "src", none, &n) == Status::kOk);
+  CHECK(n == 0);
+  bool exists = true;
+  REQUIRE(s->Exists("dst", &exists) == Status::kOk);
+  CHECK_FALSE(exists);
+  REQUIRE(s->ZRangeStore("dst", "src", Store::ZRangeSpec{}, &n) == Status::kOk);
+  REQUIRE(s->ZRangeStore("dst", "missing", Store::ZRangeSpec{}, &n) == Status::kOk);
+  CHECK(n == 0);
+  REQUIRE(s->Exists("dst", &exists) == Status::kOk);
+  CHECK_FALSE(exists);
+  // The source may be the destination.
+  REQUIRE(s->ZRangeStore("src", "src", rank, &n) == Status::kOk);
+  CHECK(All(*s, "src") == Members{{"b", 2}, {"c", 3}});
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+  CHECK(s->Stats().memory_used == ZMem("src", {"b", "c"}));
+  // A source of another type (a set included) is WRONGTYPE; the
+  // destination stays.
+  REQUIRE(s->SAdd("set", {"m"}, &n) == Status::kOk);
+  REQUIRE(s->Set("str", "v") == Status::kOk);
+  CHECK(s->ZRangeStore("src", "str", Store::ZRangeSpec{}, &n) == Status::kWrongType);
+  CHECK(s->ZRangeStore("src", "set", Store::ZRangeSpec{}, &n) == Status::kWrongType);
+  CHECK(All(*s, "src") == Members{{"b", 2}, {"c", 3}});
+  // An expired source is absent.
+  bool applied = false;
+  REQUIRE(s->Expire("src", 100, &applied) == Status::kOk);
+  clock.Advance(200);
+  REQUIRE(s->ZRangeStore("dst", "src", Store::ZRangeSpec{}, &n) == Status::kOk);
+  CHECK(n == 0);
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+}
+
+TEST_CASE("zrangestore refused for memory changes nothing", "[store][zset][memory]") {
+  ManualClock clock;
+  auto o = NoSweeper();
+  o.shards = 1;
+  o.memory_limit = ZMem("z", {"a", "b"}) + 10;
+  auto s = MakeStore(o, &clock);
+  int64_t n = 0;
+  REQUIRE(s->ZAdd("z", Pairs{{1, "a"}, {2, "b"}}, 0, &n) == Status::kOk);
+  const uint64_t used = s->Stats().memory_used;
+  CHECK(s->ZRangeStore("dst", "z", Store::ZRangeSpec{}, &n) == Status::kOutOfMemory);
+  CHECK(n == 0);
+  CHECK(s->Stats().memory_used == used);
+  CHECK(s->Stats().keys == 1);
+  // Replacing the source with a part of itself needs no more.
+  Store::ZRangeSpec first;
+  first.stop = 0;
+  REQUIRE(s->ZRangeStore("z", "z", first, &n) == Status::kOk);
+  CHECK(All(*s, "z") == Members{{"a", 1}});
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+}
+
+TEST_CASE("zrangestore replicates the stored set and the deletion", "[store][zset][replication]") {
+  ManualClock clock;
+  Recorder rep;
+  auto o = NoSweeper();
+  o.replicator = &rep;
+  auto a = MakeStore(o, &clock);
+  auto b = MakeStore(NoSweeper(), &clock);
+  auto deliver = [&] {
+    for (const auto& w : rep.log) {
+      ephpm::Mutation m = w.m;
+      m.key = w.key;
+      m.value = w.value;
+      b->ApplyReplicated(m);
+    }
+    rep.log.clear();
+  };
+  int64_t n = 0;
+  REQUIRE(a->ZAdd("src", Pairs{{1, "a"}, {2, "b"}, {-kInf, "c"}}, 0, &n) == Status::kOk);
+  REQUIRE(a->Set("dst", "a string") == Status::kOk);
+  Store::ZRangeSpec two;
+  two.stop = 1;
+  REQUIRE(a->ZRangeStore("dst", "src", two, &n) == Status::kOk);
+  deliver();
+  CHECK(All(*b, "dst") == Members{{"c", -kInf}, {"a", 1}});
+  Store::ZRangeSpec none;
+  none.start = 5;
+  REQUIRE(a->ZRangeStore("dst", "src", none, &n) == Status::kOk);
+  deliver();
+  bool exists = true;
+  REQUIRE(b->Exists("dst", &exists) == Status::kOk);
+  CHECK_FALSE(exists);
+  CHECK(All(*b, "src") == All(*a, "src"));
+}
+
+TEST_CASE("zmpop pops from the first key that has members", "[store][zset]") {
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  int64_t n = 0;
+  REQUIRE(s->ZAdd("a", Pairs{{1, "x"}, {2, "y"}, {3, "z"}}, 0, &n) == Status::kOk);
+  REQUIRE(s->ZAdd("b", Pairs{{10, "p"}}, 0, &n) == Status::kOk);
+  REQUIRE(s->Set("str", "v") == Status::kOk);
+  Members out;
+  size_t which = 9;
+  REQUIRE(s->ZMPop({"missing", "a", "b"}, false, 2, false, &which, &out) == Status::kOk);
+  CHECK(which == 1);
+  CHECK(out == Members{{"x", 1}, {"y", 2}});
+  REQUIRE(s->ZMPop({"missing", "a", "b"}, true, 5, false, &which, &out) == Status::kOk);
+  CHECK(which == 1);
+  CHECK(out == Members{{"z", 3}});
+  bool exists = true;
+  REQUIRE(s->Exists("a", &exists) == Status::kOk);
+  CHECK_FALSE(exists);  // the last member took the key
+  REQUIRE(s->ZMPop({"a", "b"}, true, 1, false, &which, &out) == Status::kOk);
+  CHECK(which == 1);
+  CHECK(out == Members{{"p", 10}});
+  // Nothing anywhere: an empty result.
+  REQUIRE(s->ZMPop({"a", "b"}, false, 1, false, &which, &out) == Status::kOk);
+  CHECK(out.empty());
+  // Another type met first is WRONGTYPE (and nothing is popped), unless
+  // skipped, as a blocked client does.
+  REQUIRE(s->ZAdd("b", Pairs{{4, "q"}}, 0, &n) == Status::kOk);
+  CHECK(s->ZMPop({"missing", "str", "b"}, false, 1, false, &which, &out) == Status::kWrongType);
+  CHECK(All(*s, "b") == Members{{"q", 4}});
+  REQUIRE(s->ZMPop({"str", "b"}, false, 1, true, &which, &out) == Status::kOk);
+  CHECK(which == 1);
+  CHECK(out == Members{{"q", 4}});
+  // A key after the one popped from is not looked at.
+  REQUIRE(s->ZAdd("b", Pairs{{4, "q"}}, 0, &n) == Status::kOk);
+  REQUIRE(s->ZMPop({"b", "str"}, false, 1, false, &which, &out) == Status::kOk);
+  CHECK(out == Members{{"q", 4}});
+  // An expired key is empty.
+  REQUIRE(s->ZAdd("e", Pairs{{1, "gone"}}, 0, &n) == Status::kOk);
+  REQUIRE(s->ZAdd("f", Pairs{{2, "kept"}}, 0, &n) == Status::kOk);
+  bool applied = false;
+  REQUIRE(s->Expire("e", 100, &applied) == Status::kOk);
+  clock.Advance(200);
+  REQUIRE(s->ZMPop({"e", "f"}, false, 1, false, &which, &out) == Status::kOk);
+  CHECK(which == 1);
+  CHECK(out == Members{{"kept", 2}});
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+  CHECK(s->ZMPop({}, false, 1, false, &which, &out) == Status::kInvalidArgument);
+  CHECK(s->ZMPop({"f"}, false, -1, false, &which, &out) == Status::kInvalidArgument);
+}

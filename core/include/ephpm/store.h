@@ -449,6 +449,28 @@ class Store {
   Status ZStore(std::string_view dst, const std::vector<std::string_view>& keys,
                 const std::vector<double>& weights, ZAggregate aggregate, ZStoreOp op,
                 int64_t* size);
+  // ZUNION, ZINTER, ZDIFF: ZStore's result, not stored: in *out ordered by
+  // (score, member bytes), as Redis replies it (a -0 score stays -0 here,
+  // as in Redis's reply; ZStore stores it as 0).
+  Status ZCombine(const std::vector<std::string_view>& keys, const std::vector<double>& weights,
+                  ZAggregate aggregate, ZStoreOp op, ZMembers* out) const;
+  // ZINTERCARD: how many members every key holds (sorted sets, or sets); a
+  // missing key makes it 0.  The count stops at `limit` (0: no limit).
+  Status ZInterCard(const std::vector<std::string_view>& keys, uint64_t limit,
+                    int64_t* count) const;
+  // ZRANGESTORE: stores the members `spec` selects from the sorted set at
+  // `src` (a missing key is empty) as a sorted set at `dst`, replacing
+  // whatever it held (an empty selection deletes dst).  *size = how many.
+  Status ZRangeStore(std::string_view dst, std::string_view src, const ZRangeSpec& spec,
+                     int64_t* size);
+  // ZMPOP, and BZPOPMIN, BZPOPMAX, BZMPOP's attempts: ZPop on the first of
+  // `keys` that holds members, all of them locked together (so a key before
+  // it is empty at the moment of the pop); *which = its index, out empty
+  // when none had any.  kWrongType for a key of another type met first,
+  // unless skip_other_types (a blocked client waits past it, as Redis's).
+  // REQUIRES: count >= 0.
+  Status ZMPop(const std::vector<std::string_view>& keys, bool max, int64_t count,
+               bool skip_other_types, size_t* which, ZMembers* out);
   // --- sets ---------------------------------------------------------------
   // A set is an entry of type kSet holding distinct members.  Removing its
   // last member removes the key.  A missing key reads as an empty set; set
