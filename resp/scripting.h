@@ -21,7 +21,9 @@
 // - Scripts run in parallel on different I/O threads when their keys do not
 //   share a shard.  SCRIPT KILL kills every script past the busy threshold
 //   that has not written; it replies UNKILLABLE only when all of them wrote.
-// - Other clients are not answered -BUSY: a command on a locked shard waits.
+// - Past the threshold, a command of another client that needs a busy
+//   script's shards is answered -BUSY (BusyFor); below it, it waits for the
+//   script in BusyFor, at most until the threshold.  Other shards go on.
 // - Libraries: base (without print, dofile, loadfile, getfenv, setfenv,
 //   newproxy), table, string, math, coroutine, and Debian's builds of the
 //   cjson (2.1.0) and bit (LuaBitOp 1.0.2) libraries Redis embeds, as
