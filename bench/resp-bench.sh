@@ -11,6 +11,9 @@
 #   ROUNDS=3              rounds; each runs every (server, -P) pair once
 #   REQUESTS=200000 CLIENTS=50 KEYSPACE=100000 DATASIZE=32 TESTS=set,get,incr
 #   PIPELINES="1 16"      the -P values
+#   EVAL_SCRIPT='lua'     also measure `EVAL lua 1 key:__rand_int__` (reported
+#                         as EVAL; no double quotes in it); run it with
+#                         TESTS="" (the client CPU figure covers one command)
 #   OUT=file              also keep the raw CSV lines here
 #
 # Prints, per round, the requests/s of every test, then the medians and the
@@ -29,7 +32,7 @@ REQUESTS=${REQUESTS:-200000}
 CLIENTS=${CLIENTS:-50}
 KEYSPACE=${KEYSPACE:-100000}
 DATASIZE=${DATASIZE:-32}
-TESTS=${TESTS:-set,get,incr}
+TESTS=${TESTS-set,get,incr}
 PIPELINES=${PIPELINES:-"1 16"}
 
 for tool in redis-server redis-benchmark redis-cli; do
@@ -86,8 +89,18 @@ for round in $(seq 1 "$ROUNDS"); do
       c0=$(bench_cpu_ticks "$pid")
       b0=$(bench_busy_ticks)
       t0=$(date +%s.%N)
-      "${bench_timer[@]}" redis-benchmark -h 127.0.0.1 -p "$port" -c "$CLIENTS" -n "$REQUESTS" -r "$KEYSPACE" \
-                      -d "$DATASIZE" -t "$TESTS" -P "$p" --csv >"$work/run.csv" 2>"$work/run.err"
+      if [ -n "$TESTS" ]; then
+        "${bench_timer[@]}" redis-benchmark -h 127.0.0.1 -p "$port" -c "$CLIENTS" -n "$REQUESTS" \
+          -r "$KEYSPACE" -d "$DATASIZE" -t "$TESTS" -P "$p" --csv >"$work/run.csv" 2>"$work/run.err"
+      else
+        echo '"test","rps"' >"$work/run.csv"
+      fi
+      if [ -n "${EVAL_SCRIPT:-}" ]; then
+        # A custom command's CSV row is named after the command: call it EVAL.
+        "${bench_timer[@]}" redis-benchmark -h 127.0.0.1 -p "$port" -c "$CLIENTS" -n "$REQUESTS" \
+          -r "$KEYSPACE" -P "$p" --csv EVAL "$EVAL_SCRIPT" 1 key:__rand_int__ 2>>"$work/run.err" |
+          tail -n +2 | sed 's/^"[^"]*"/"EVAL"/' >>"$work/run.csv"
+      fi
       t1=$(date +%s.%N)
       c1=$(bench_cpu_ticks "$pid")
       b1=$(bench_busy_ticks)
@@ -101,7 +114,8 @@ for round in $(seq 1 "$ROUNDS"); do
       cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$bench_hz" 'BEGIN { printf "%.2f", (b - a) / hz }')
       wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
       # "test","rps",... ; test names are e.g. "SET", "GET", "INCR"
-      tail -n +2 "$work/run.csv" | tr -d '"' | cut -d, -f1,2 | while IFS=, read -r t rps; do
+      tail -n +2 "$work/run.csv" | tr -d '"' | cut -d, -f1,2 | grep -v 'needed to benchmark' | sed 's/ ([^,]*)//' |
+        while IFS=, read -r t rps; do
         echo "$round,$server,$p,$t,$rps,$cpu,$wall,$other" >>"$results"
       done
       printf 'round %s  %-5s -P %-2s  %s  (server CPU %ss over %ss wall; other processes %ss)\n' \
@@ -122,7 +136,9 @@ echo
 echo "| test | -P | ephpm req/s (median) | redis req/s (median) | ephpm / redis | undisturbed runs (ephpm, redis; 0 = median of all) |"
 echo "|---|---:|---:|---:|---:|---|"
 for p in $PIPELINES; do
-  for t in $(echo "$TESTS" | tr 'a-z,' 'A-Z '); do
+  names=$(echo "$TESTS" | tr 'a-z,' 'A-Z ')
+  [ -n "${EVAL_SCRIPT:-}" ] && names="$names EVAL"
+  for t in $names; do
     pick() {  # server -> the rps of the clean runs, or of all runs
       local clean
       clean=$(awk -F, -v s="$1" -v p="$p" -v t="$t" -v m="$OTHER_MAX" \
