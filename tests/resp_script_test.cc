@@ -304,7 +304,8 @@ TEST_CASE("script: past the threshold, commands needing its shards get -BUSY", "
   Local l;
   const std::string busy =
       Err("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.");
-  // Below the threshold nothing is busy: a command on its key just waits.
+  // With the threshold far off, a script on k runs and answers as before
+  // (the waiting below the threshold is the next test's subject).
   {
     Killer slow(l, {"EVAL", "local t = redis.call('time') return 1", "1", "k"}, 3600000);
     CHECK(slow.Join() == Int(1));
