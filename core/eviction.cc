@@ -8,7 +8,7 @@ bool Store::Impl::Reserve(uint64_t new_mem, uint64_t old_mem, bool force, uint64
                           uint64_t old_pinned) {
   if (new_mem <= old_mem) return true;
   const uint64_t delta = new_mem - old_mem;
-  const uint64_t limit = options_.memory_limit;
+  const uint64_t limit = memory_limit_.load(std::memory_order_relaxed);
   if (limit == 0 || force) {
     used_.fetch_add(delta, std::memory_order_relaxed);
     return true;
@@ -27,7 +27,7 @@ bool Store::Impl::NeverFits(uint64_t new_mem, uint64_t old_pinned) const {
   const uint64_t kept = pinned_used_.load(std::memory_order_relaxed) +
                         tombstone_used_.load(std::memory_order_relaxed);
   const uint64_t others = kept > old_pinned ? kept - old_pinned : 0;
-  return others + new_mem > options_.memory_limit;
+  return others + new_mem > memory_limit_.load(std::memory_order_relaxed);
 }
 
 bool Store::Impl::EvictFor(uint64_t bytes) {

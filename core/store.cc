@@ -724,6 +724,16 @@ Status Store::Inspect(std::string_view key, EntryInfo* info) const {
 
 StoreStats Store::Stats() const { return impl_->Stats(); }
 
+void Store::SetMemoryLimit(uint64_t bytes) {
+  impl_->SetMemoryLimit(bytes);
+}
+
+uint64_t Store::memory_limit() const {
+  return impl_->memory_limit();
+}
+
+bool Store::OverMemoryLimit() const { return impl_->OverMemoryLimit(); }
+
 bool Store::ApplyReplicated(const Mutation& m) {
   return OomGuard(false, [&] { return impl_->ApplyReplicated(m); });
 }

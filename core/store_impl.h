@@ -84,6 +84,12 @@ class Store::Impl {
   // record makes live again.
   void StartSweeper();
   const StoreOptions& options() const { return options_; }
+  void SetMemoryLimit(uint64_t bytes) { memory_limit_.store(bytes, std::memory_order_relaxed); }
+  uint64_t memory_limit() const { return memory_limit_.load(std::memory_order_relaxed); }
+  bool OverMemoryLimit() const {
+    const uint64_t limit = memory_limit();
+    return limit != 0 && !lru() && used_.load(std::memory_order_relaxed) > limit;
+  }
   int64_t NowMs() const { return clock_->NowMs(); }
 
   // --- persistence (persistence.cc) ---------------------------------------
@@ -951,6 +957,8 @@ class Store::Impl {
   const size_t total_shards_;  // shard_mask_ + 1 per database
   const std::unique_ptr<Shard[]> shards_;
   std::atomic<uint64_t> used_{0};
+  // options_.memory_limit until SetMemoryLimit (CONFIG SET maxmemory).
+  std::atomic<uint64_t> memory_limit_{0};
   // The parts of used_ that eviction cannot remove: pinned entries (live or
   // expired and not yet removed) and tombstones.
   std::atomic<uint64_t> pinned_used_{0};

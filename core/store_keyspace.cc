@@ -406,7 +406,7 @@ Status Store::Impl::Inspect(std::string_view key, EntryInfo* info) const {
 
 StoreStats Store::Impl::Stats() const {
   StoreStats st;
-  st.memory_limit = options_.memory_limit;
+  st.memory_limit = memory_limit_.load(std::memory_order_relaxed);
   st.databases.resize(options_.databases);
   for (size_t i = 0; i < total_shards_; ++i) {
     Shard& s = shards_[i];

@@ -13,7 +13,8 @@ Store::Impl::Impl(const StoreOptions& o)
       clock_(o.clock != nullptr ? o.clock : SystemClock()),
       shard_mask_(o.shards - 1),
       total_shards_(o.shards * o.databases),
-      shards_(new Shard[o.shards * o.databases]) {}
+      shards_(new Shard[o.shards * o.databases]),
+      memory_limit_(o.memory_limit) {}
 
 void Store::Impl::StartSweeper() {
   if (options_.sweep_interval_ms > 0) sweeper_ = std::thread([this] { SweepLoop(); });

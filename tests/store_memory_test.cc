@@ -430,3 +430,48 @@ TEST_CASE("allkeys-lru evicts a former lock once its pin is dropped",
   CHECK(s->Get("d0", &v) == Status::kOk);
   CHECK(s->Stats().evicted == 1);
 }
+
+TEST_CASE("SetMemoryLimit: a limit changed at runtime governs the next writes", "[store][memory]") {
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  CHECK(s->memory_limit() == 0);
+  CHECK_FALSE(s->OverMemoryLimit());
+  REQUIRE(s->Set("a", std::string(1000, 'x')) == Status::kOk);
+  const uint64_t used = s->Stats().memory_used;
+
+  // Lowered below what is held: nothing is removed, growth is refused, a
+  // write that does not grow is not, and the store says it is over.
+  s->SetMemoryLimit(used / 2);
+  CHECK(s->memory_limit() == used / 2);
+  CHECK(s->Stats().memory_limit == used / 2);
+  CHECK(s->OverMemoryLimit());
+  CHECK(s->Set("b", "y") == Status::kOutOfMemory);
+  CHECK(s->Set("a", "small") == Status::kOk);
+  std::string v;
+  CHECK(s->Get("a", &v) == Status::kOk);
+  CHECK(v == "small");
+
+  // Exactly at the limit is not over it; 0 lifts it.
+  s->SetMemoryLimit(s->Stats().memory_used);
+  CHECK_FALSE(s->OverMemoryLimit());
+  s->SetMemoryLimit(0);
+  CHECK_FALSE(s->OverMemoryLimit());
+  CHECK(s->Set("b", std::string(5000, 'y')) == Status::kOk);
+}
+
+TEST_CASE("SetMemoryLimit: under allkeys-lru a lowered limit evicts instead of refusing",
+          "[store][memory]") {
+  ManualClock clock;
+  auto o = NoSweeper();
+  o.eviction = ephpm::EvictionPolicy::kAllKeysLru;
+  auto s = MakeStore(o, &clock);
+  for (int i = 0; i < 50; ++i) {
+    REQUIRE(s->Set("k" + std::to_string(i), std::string(200, 'x')) == Status::kOk);
+  }
+  s->SetMemoryLimit(s->Stats().memory_used / 4);
+  // Not "over" for the RESP server's refusals: each write evicts what it needs.
+  CHECK_FALSE(s->OverMemoryLimit());
+  CHECK(s->Set("new", std::string(200, 'y')) == Status::kOk);
+  CHECK(s->Stats().evicted > 0);
+  CHECK(s->Stats().memory_used <= s->memory_limit());
+}

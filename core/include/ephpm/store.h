@@ -802,6 +802,16 @@ class Store {
 
   StoreStats Stats() const;
   const StoreOptions& options() const;
+  // Replaces options().memory_limit from now on (0 = unlimited; CONFIG SET
+  // maxmemory).  Entries already over a lowered limit stay; the next write
+  // that needs memory evicts or is refused as under any limit.
+  void SetMemoryLimit(uint64_t bytes);
+  uint64_t memory_limit() const;
+  // Whether a limit is set, the policy is noeviction and the accounted
+  // memory is past the limit: Redis's "out of memory" state, in which the
+  // RESP server refuses commands that may grow the data (denyoom) before
+  // they run.  (Under allkeys-lru each write evicts what it needs.)
+  bool OverMemoryLimit() const;
   // The store's clock (ms since the epoch), for callers that turn relative
   // TTLs into absolute expiries.
   int64_t NowMs() const;
