@@ -1,6 +1,7 @@
 // MULTI/EXEC/WATCH across connections and against in-process callers of the
 // store: WATCH sees other connections' and PHP's writes, an optimistic
-// increment loses no update, EXEC is one step for every other reader, and in
+// increment loses no update, EXEC (and EVAL) is one step for every other
+// reader and for in-process writers of the same keys, and in
 // a cluster a transaction runs only where its keys are decided.  (Replies on
 // one connection are compared with redis-server in resp_diff/multi.resp.)
 
@@ -183,6 +184,73 @@ TEST_CASE("EXEC: a transaction is one step for other connections and in-process 
   CHECK(failures == 0);
   CHECK(torn == 0);
   CHECK(reads > 0);
+}
+
+TEST_CASE("EXEC and EVAL racing in-process writers on the same keys are each one step",
+          "[resp][multi][script]") {
+  RespServerOptions o;
+  o.io_threads = 2;
+  Fixture f(o);
+  constexpr int kScripts = 150, kTransactions = 150;
+  // Read-modify-write of n by +1000: an in-process increment that landed
+  // between the script's GET and SET would be lost.  The loop widens the
+  // window.
+  const std::string rmw =
+      "local v = tonumber(redis.call('get', KEYS[1]) or '0')\n"
+      "for i = 1, 2000 do end\n"
+      "redis.call('set', KEYS[1], v + 1000)\n"
+      "return v";
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0}, torn{0};
+  std::atomic<int64_t> php_increments{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 2; ++t) {
+    clients.emplace_back([&] {
+      Client c(f.port());
+      for (int i = 0; i < kScripts; ++i) {
+        const std::string r = c.Call({"EVAL", rmw, "1", "n"});
+        if (r.empty() || r[0] != ':') failures++;
+      }
+    });
+    clients.emplace_back([&, t] {
+      Client c(f.port());
+      for (int i = 0; i < kTransactions; ++i) {
+        // What the transaction wrote is what it reads back, although the
+        // in-process writers overwrite m all the time.
+        const std::string mine = "tx" + std::to_string(t) + "-" + std::to_string(i);
+        if (c.Call({"MULTI"}) != kOk) failures++;
+        if (c.Call({"SET", "m", mine}) != kQueued) failures++;
+        if (c.Call({"APPEND", "m", "!"}) != kQueued) failures++;
+        if (c.Call({"GET", "m"}) != kQueued) failures++;
+        const std::string r = c.Call({"EXEC"});
+        const std::string want = mine + "!";
+        if (r != Arr({kOk, Int(static_cast<long long>(want.size())), Bulk(want)})) torn++;
+      }
+    });
+  }
+  std::vector<std::thread> php;
+  for (int t = 0; t < 2; ++t) {
+    php.emplace_back([&] {
+      while (!stop) {
+        int64_t v = 0;
+        if (f.store->IncrBy("n", 1, &v) == ephpm::Status::kOk) {
+          php_increments++;
+        } else {
+          failures++;
+        }
+        if (f.store->Set("m", "php") != ephpm::Status::kOk) failures++;
+      }
+    });
+  }
+  for (auto& th : clients) th.join();
+  stop = true;
+  for (auto& th : php) th.join();
+  CHECK(failures == 0);
+  CHECK(torn == 0);
+  CHECK(php_increments > 0);
+  Client c(f.port());
+  CHECK(c.Call({"GET", "n"}) ==
+        Bulk(std::to_string(2 * kScripts * 1000 + php_increments.load())));
 }
 
 namespace {
