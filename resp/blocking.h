@@ -43,9 +43,13 @@ struct BlockedPop {
   bool from_left = true;
   bool to_left = true;
   int64_t timeout_ms = 0;  // 0: forever
+  // The client's database (SELECT) when it blocked: the server serves the
+  // request in it (cmd::Block sets it).
+  uint32_t db = 0;
 };
 
-// One attempt.  True with the whole reply in *reply when it popped (or met
+// One attempt, in the database the caller's Store::DatabaseScope addresses
+// (the server opens one for b.db).  True with the whole reply in *reply when it popped (or met
 // an error the client must get); false when there was nothing to pop.
 // `waiting`: the client is blocked already, so a key of another type is
 // passed over (Redis only serves lists to a blocked client) instead of
@@ -70,8 +74,11 @@ bool ParseMPop(Ctx& c, size_t numkeys_at, std::string_view low, std::string_view
                std::vector<std::string>* keys, bool* is_high, int64_t* count);
 }  // namespace cmd
 
-// What a blocked client gets when its timeout passes.
+// What a blocked client gets when its timeout passes (or CLIENT UNBLOCK
+// .. TIMEOUT ends its wait), and for CLIENT UNBLOCK .. ERROR.
 inline constexpr std::string_view kBlockTimedOut = "*-1\r\n";
+inline constexpr std::string_view kUnblockedError =
+    "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n";
 
 }  // namespace resp
 }  // namespace ephpm

@@ -147,6 +147,28 @@ void CmdHello(Ctx& c) {
 
 void CmdClientId(Ctx& c) { c.w.Integer(static_cast<int64_t>(c.client->id)); }
 
+// CLIENT UNBLOCK id [TIMEOUT|ERROR]: :1 when that client was waiting in a
+// blocking command and now gets its timeout's reply (or the UNBLOCKED
+// error), :0 otherwise.
+void CmdClientUnblock(Ctx& c) {
+  if (c.argv.size() > 4) {
+    return c.w.Error("ERR unknown subcommand or wrong number of arguments for '" +
+                     std::string(CStr(c.argv[1], 128)) + "'. Try CLIENT HELP.");
+  }
+  bool error = false;
+  if (c.argv.size() == 4) {
+    if (IEq(c.argv[3], "error")) {
+      error = true;
+    } else if (!IEq(c.argv[3], "timeout")) {
+      return c.w.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+    }
+  }
+  int64_t id = 0;
+  if (!ParseLL(c.argv[2], &id)) return c.w.Error(kNotInteger);
+  const bool unblocked = id > 0 && c.server->UnblockClient(static_cast<uint64_t>(id), error);
+  c.w.Integer(unblocked ? 1 : 0);
+}
+
 void CmdClientGetName(Ctx& c) {
   if (c.client->name.empty()) return c.w.NullBulk();
   c.w.Bulk(c.client->name);
@@ -196,6 +218,8 @@ void CmdClientHelp(Ctx& c) {
       "      Return clients of specified type.",
       "SETNAME <name>",
       "    Assign the name <name> to the current connection.",
+      "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+      "    Unblock the specified blocked client.",
       "HELP",
       "    Prints this help.",
   };

@@ -381,35 +381,35 @@ void CmdCopy(Ctx& c) {
 
 namespace {
 
-// Redis 7.0's default thresholds (redis.conf): a small aggregate is a
-// listpack (an intset for a set of integers), a big one its real structure;
-// a list is always a quicklist in 7.0.
-constexpr uint64_t kHashMaxListpackEntries = 128;
-constexpr uint64_t kHashMaxListpackValue = 64;
-constexpr uint64_t kSetMaxIntsetEntries = 512;
-constexpr uint64_t kZSetMaxListpackEntries = 128;
-constexpr uint64_t kZSetMaxListpackValue = 64;
+// Redis leaves its compact encodings past the thresholds CONFIG SET sets
+// (RuntimeConfig); a list is always a quicklist in 7.0.
 constexpr uint64_t kEmbstrMax = 44;
 // Redis shares the integers below this (OBJ_SHARED_INTEGERS), whose
 // reference count reads as OBJ_SHARED_REFCOUNT.
 constexpr int64_t kSharedIntegers = 10000;
 constexpr int64_t kSharedRefcount = 2147483647;
 
-const char* EncodingName(const Store::ObjectShape& o) {
+const char* EncodingName(const RuntimeConfig& cfg, const Store::ObjectShape& o) {
+  auto within = [](uint64_t n, const std::atomic<int64_t>& limit) {
+    const int64_t l = limit.load(std::memory_order_relaxed);
+    return l >= 0 && n <= static_cast<uint64_t>(l);
+  };
   switch (o.type) {
     case ValueType::kString:
       if (o.integers) return "int";
       return o.size <= kEmbstrMax ? "embstr" : "raw";
     case ValueType::kHash:
-      return o.size <= kHashMaxListpackEntries && o.longest <= kHashMaxListpackValue
+      return within(o.size, cfg.hash_max_listpack_entries) &&
+                     within(o.longest, cfg.hash_max_listpack_value)
                  ? "listpack"
                  : "hashtable";
     case ValueType::kList:
       return "quicklist";
     case ValueType::kSet:
-      return o.integers && o.size <= kSetMaxIntsetEntries ? "intset" : "hashtable";
+      return o.integers && within(o.size, cfg.set_max_intset_entries) ? "intset" : "hashtable";
     case ValueType::kZSet:
-      return o.size <= kZSetMaxListpackEntries && o.longest <= kZSetMaxListpackValue
+      return within(o.size, cfg.zset_max_listpack_entries) &&
+                     within(o.longest, cfg.zset_max_listpack_value)
                  ? "listpack"
                  : "skiplist";
   }
@@ -428,7 +428,7 @@ bool ObjectOf(Ctx& c, Store::ObjectShape* o) {
 void CmdObjectEncoding(Ctx& c) {
   Store::ObjectShape o;
   if (!ObjectOf(c, &o)) return;
-  c.w.Bulk(EncodingName(o));
+  c.w.Bulk(EncodingName(c.dispatcher->config(), o));
 }
 
 void CmdObjectRefcount(Ctx& c) {

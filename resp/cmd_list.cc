@@ -112,6 +112,7 @@ bool ParseTimeout(Ctx& c, const std::string& arg, int64_t* timeout_ms) {
 // a null reply when there is nothing to pop.  Else the request goes
 // to the server, which serves it or suspends the client.
 void Block(Ctx& c, std::shared_ptr<BlockedPop> b) {
+  b->db = c.client->db;
   if (!c.client->in_exec) {
     c.client->blocked = std::move(b);
     return;

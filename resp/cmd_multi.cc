@@ -82,6 +82,16 @@ void CmdExec(Ctx& c) {
     EndTransaction(c);
     return c.w.Error("EXECABORT Transaction discarded because of previous errors.");
   }
+  // Past maxmemory a transaction that may grow the data is not run at all.
+  if (c.store->OverMemoryLimit()) {
+    for (const Args& q : client->queued) {
+      const Command* qc = Lookup(q);
+      if (qc != nullptr && (qc->flags & kDenyOom)) {
+        EndTransaction(c);
+        return c.w.Error("EXECABORT Transaction discarded because of: " + std::string(kOom));
+      }
+    }
+  }
   const std::vector<Args> queued = std::move(client->queued);
   client->queued.clear();
 

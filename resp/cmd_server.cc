@@ -78,7 +78,7 @@ std::string InfoText(Ctx& c, const std::vector<std::string>& asked) {
     section("Clients");
     line("connected_clients", std::to_string(c.server->connected_clients()));
     line("maxclients", std::to_string(c.server->max_clients()));
-    line("blocked_clients", "0");
+    line("blocked_clients", std::to_string(c.server->blocked_clients()));
   }
   if (wants("memory", true)) {
     section("Memory");

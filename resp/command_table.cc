@@ -116,6 +116,8 @@ const Command kCommands[] = {
     {"client|getname", 2, 0, 0, 0, 0, "@slow @connection", CmdClientGetName},
     {"client|setname", 3, 0, 0, 0, 0, "@slow @connection", CmdClientSetName},
     {"client|info", 2, 0, 0, 0, 0, "@slow @connection", CmdClientInfo},
+    {"client|unblock", -3, kAdmin, 0, 0, 0, "@admin @slow @dangerous @connection",
+     CmdClientUnblock},
     {"client|list", -2, kAdmin, 0, 0, 0, "@admin @slow @dangerous @connection", CmdClientList},
     {"client|help", 2, 0, 0, 0, 0, "@slow @connection", CmdClientHelp},
     {"info", -1, 0, 0, 0, 0, "@slow @dangerous", CmdInfo},
@@ -123,6 +125,23 @@ const Command kCommands[] = {
     {"flushdb", -1, kWrite, 0, 0, 0, "@keyspace @write @slow @dangerous", CmdFlush},
     {"flushall", -1, kWrite, 0, 0, 0, "@keyspace @write @slow @dangerous", CmdFlush},
     {"time", 1, kFast, 0, 0, 0, "@fast", CmdTime},
+    {"config", -2, 0, 0, 0, 0, "@slow", nullptr},
+    {"config|get", -3, kAdmin, 0, 0, 0, "@admin @slow @dangerous", CmdConfigGet},
+    {"config|set", -4, kAdmin, 0, 0, 0, "@admin @slow @dangerous", CmdConfigSet},
+    {"config|resetstat", 2, kAdmin, 0, 0, 0, "@admin @slow @dangerous", CmdConfigResetStat},
+    {"config|rewrite", 2, kAdmin, 0, 0, 0, "@admin @slow @dangerous", CmdConfigRewrite},
+    {"config|help", 2, 0, 0, 0, 0, "@slow", CmdConfigHelp},
+    {"function", -2, 0, 0, 0, 0, "@slow", nullptr},
+    {"function|flush", -2, kWrite, 0, 0, 0, "@write @slow @scripting", CmdFunctionFlush},
+    {"function|list", -2, 0, 0, 0, 0, "@slow @scripting", CmdFunctionList},
+    {"function|load", -3, kWrite | kDenyOom, 0, 0, 0, "@write @slow @scripting",
+     CmdFunctionUnsupported},
+    {"function|delete", 3, kWrite, 0, 0, 0, "@write @slow @scripting", CmdFunctionUnsupported},
+    {"function|dump", 2, 0, 0, 0, 0, "@slow @scripting", CmdFunctionUnsupported},
+    {"function|restore", -3, kWrite | kDenyOom, 0, 0, 0, "@write @slow @scripting",
+     CmdFunctionUnsupported},
+    {"function|stats", 2, 0, 0, 0, 0, "@slow @scripting", CmdFunctionUnsupported},
+    {"function|kill", 2, 0, 0, 0, 0, "@slow @scripting", CmdFunctionUnsupported},
     // transactions
     {"multi", 1, kNoQueue | kFast, 0, 0, 0, "@fast @transaction", CmdMulti},
     {"exec", 1, kNoQueue, 0, 0, 0, "@slow @transaction", CmdExec},
@@ -309,7 +328,7 @@ const absl::flat_hash_map<std::string, const Command*>& Table() {
 
 bool IsContainer(std::string_view lower_name) {
   return lower_name == "client" || lower_name == "command" || lower_name == "script" ||
-         lower_name == "object";
+         lower_name == "object" || lower_name == "config" || lower_name == "function";
 }
 
 const std::vector<const Command*>& AllCommands() {
@@ -431,6 +450,12 @@ bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
   // As Redis with an AOF it cannot write: writes are refused, reads go on.
   const bool write = (cmd->flags & kWrite) != 0;
   if (write && store_->WritesAllowed() != Status::kOk) return refuse(MisconfError(*store_));
+  // As Redis: past maxmemory (noeviction) a command that may grow the data
+  // is refused before it runs, and so is queuing anything in MULTI.
+  if (((cmd->flags & cmd::kDenyOom) || (queuing && !(cmd->flags & kNoQueue))) &&
+      store_->OverMemoryLimit()) {
+    return refuse(cmd::kOom);
+  }
   if (queuing && !(cmd->flags & kNoQueue)) {
     client->queued.push_back(argv);
     w.SimpleString("QUEUED");

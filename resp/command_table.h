@@ -141,6 +141,7 @@ void CmdClientId(Ctx& c);
 void CmdClientGetName(Ctx& c);
 void CmdClientSetName(Ctx& c);
 void CmdClientInfo(Ctx& c);
+void CmdClientUnblock(Ctx& c);
 void CmdClientList(Ctx& c);
 void CmdClientHelp(Ctx& c);
 
@@ -205,6 +206,15 @@ void CmdObjectRefcount(Ctx& c);
 void CmdObjectIdletime(Ctx& c);
 void CmdObjectFreq(Ctx& c);
 void CmdObjectHelp(Ctx& c);
+// cmd_config.cc
+void CmdConfigGet(Ctx& c);
+void CmdConfigSet(Ctx& c);
+void CmdConfigResetStat(Ctx& c);
+void CmdConfigRewrite(Ctx& c);
+void CmdConfigHelp(Ctx& c);
+void CmdFunctionFlush(Ctx& c);
+void CmdFunctionList(Ctx& c);
+void CmdFunctionUnsupported(Ctx& c);
 void CmdRename(Ctx& c);
 void CmdRenameNx(Ctx& c);
 void CmdKeys(Ctx& c);

@@ -82,6 +82,16 @@ class ServerContext {
   // Figures for INFO.
   virtual uint64_t connected_clients() const = 0;
   virtual uint64_t max_clients() const = 0;
+  // Clients waiting in a blocking command (BLPOP, ...).
+  virtual uint64_t blocked_clients() const { return 0; }
+  // CLIENT UNBLOCK: ends the wait of the client with CLIENT ID `id` as its
+  // timeout would (or with the UNBLOCKED error); false when that client is
+  // not waiting in a blocking command.
+  virtual bool UnblockClient(uint64_t id, bool error) {
+    (void)id;
+    (void)error;
+    return false;
+  }
   virtual uint64_t total_connections() const = 0;
   virtual uint64_t rejected_connections() const = 0;
   virtual int tcp_port() const = 0;
@@ -97,6 +107,26 @@ class ServerContext {
     (void)name;
     return nullptr;
   }
+};
+
+// What CONFIG SET changes while the server runs (resp/cmd_config.cc): the
+// server reads its client limits from here for every check, OBJECT ENCODING
+// its thresholds.  Each field alone; no two need to agree.
+struct RuntimeConfig {
+  std::atomic<uint64_t> max_clients{10000};          // maxclients
+  std::atomic<int64_t> idle_timeout_seconds{0};      // timeout
+  std::atomic<uint64_t> max_bulk_len{512ull << 20};  // proto-max-bulk-len
+  std::atomic<uint64_t> max_query_buffer{1ull << 30};  // client-query-buffer-limit
+  // The thresholds at which Redis leaves its compact encodings; ephpm keeps
+  // one representation per type and reports the name Redis would
+  // (OBJECT ENCODING).  Redis 7.0's defaults (as its redis.conf).
+  std::atomic<int64_t> hash_max_listpack_entries{512};
+  std::atomic<int64_t> hash_max_listpack_value{64};
+  std::atomic<int64_t> set_max_intset_entries{512};
+  std::atomic<int64_t> zset_max_listpack_entries{128};
+  std::atomic<int64_t> zset_max_listpack_value{64};
+  std::atomic<int64_t> list_max_listpack_size{-2};
+  std::atomic<int64_t> list_compress_depth{0};
 };
 
 // The line CLIENT LIST / CLIENT INFO prints for a connection.
@@ -127,12 +157,16 @@ class Dispatcher {
 
   // EVAL's script cache and running scripts (scripting.h).
   script::Scripting& scripting() { return *scripting_; }
+  // What CONFIG SET may change (the server fills it in at start).
+  RuntimeConfig& config() { return config_; }
+  const RuntimeConfig& config() const { return config_; }
 
  private:
   Store* const store_;
   ServerContext* const server_;
   const std::unique_ptr<script::Scripting> scripting_;
   std::atomic<uint64_t> total_commands_{0};
+  RuntimeConfig config_;
 };
 
 // The version this server reports as redis_version: the Redis release whose

@@ -95,6 +95,8 @@ class RequestParser {
   // bytes were consumed, or an inline line waiting for its end).  For
   // diagnostics and tests.
   bool in_request() const { return state_ != State::kIdle && state_ != State::kFailed; }
+  // CONFIG SET proto-max-bulk-len: applies from the next "$<len>" line.
+  void set_max_bulk_len(size_t n) { limits_.max_bulk_len = n; }
 
  private:
   enum class State {

@@ -55,6 +55,11 @@ class RespServer::Impl : public ServerContext {
         poll_(poll_strand_),
         started_at_ms_(WallMs()) {
     dispatcher_.scripting().set_busy_threshold_ms(options_.busy_reply_threshold_ms);
+    RuntimeConfig& config = dispatcher_.config();
+    config.max_clients = options_.max_clients;
+    config.idle_timeout_seconds = options_.idle_timeout_seconds;
+    config.max_bulk_len = options_.max_bulk_len;
+    config.max_query_buffer = options_.max_query_buffer;
   }
 
   ~Impl() override { Stop(); }
@@ -97,7 +102,8 @@ class RespServer::Impl : public ServerContext {
   // ServerContext
   const std::string& password() const override { return options_.password; }
   uint64_t connected_clients() const override { return connected_.load(); }
-  uint64_t max_clients() const override { return options_.max_clients; }
+  uint64_t max_clients() const override { return dispatcher_.config().max_clients.load(); }
+  uint64_t blocked_clients() const override { return waiting_.load(std::memory_order_relaxed); }
   uint64_t total_connections() const override { return total_connections_.load(); }
   uint64_t rejected_connections() const override { return rejected_.load(); }
   int tcp_port() const override { return bound_.port(); }
@@ -162,6 +168,9 @@ class RespServer::Impl : public ServerContext {
       });
     }
 
+    // CLIENT ID's number (set at construction, never changed).
+    uint64_t id() const { return client_.id; }
+
     // For CLIENT LIST from other connections: what this one last showed.
     std::string ListLine() const {
       MutexLock l(&info_mu_);
@@ -185,8 +194,9 @@ class RespServer::Impl : public ServerContext {
 
     // (Re)starts the idle countdown; called whenever the client is active.
     void ArmIdleTimer() {
-      if (server_->options_.idle_timeout_seconds <= 0 || closed_) return;
-      idle_.expires_after(std::chrono::seconds(server_->options_.idle_timeout_seconds));
+      const int64_t timeout = server_->dispatcher_.config().idle_timeout_seconds.load();
+      if (timeout <= 0 || closed_) return;
+      idle_.expires_after(std::chrono::seconds(timeout));
       idle_.async_wait(asio::bind_executor(
           strand_, [self = shared_from_this()](const boost::system::error_code& ec) {
             // A re-arm cancels the previous wait, but a wait that had
@@ -231,6 +241,7 @@ class RespServer::Impl : public ServerContext {
     // Runs every complete request in the input, then sends the replies.
     void Process() {
       write_replies_.clear();
+      parser_.set_max_bulk_len(server_->dispatcher_.config().max_bulk_len.load());
       size_t pos = 0;
       while (pos < in_.size() && !closing_ && !blocked_) {
         size_t consumed = 0;
@@ -277,7 +288,8 @@ class RespServer::Impl : public ServerContext {
       in_.erase(0, pos);
       // Redis's client-query-buffer-limit: what is buffered of requests not
       // yet complete, in our buffer and in the parser's.
-      if (!closing_ && in_.size() + partial_ > server_->options_.max_query_buffer) {
+      const uint64_t limit = server_->dispatcher_.config().max_query_buffer.load();
+      if (!closing_ && in_.size() + partial_ > limit) {
         return Shutdown();
       }
       ConfirmWrites();
@@ -431,7 +443,10 @@ class RespServer::Impl : public ServerContext {
     {
       MutexLock l(&block_mu_);
       ServeLocked(&served);
-      now = TryServe(store_, *b, false, reply);
+      {
+        const Store::DatabaseScope database(*store_, b->db);
+        now = TryServe(store_, *b, false, reply);
+      }
       if (!now) {
         for (const std::string& k : b->keys) ++blocked_keys_[k];
         waiters_.push_back(Waiter{std::move(s), std::move(b)});
@@ -461,6 +476,24 @@ class RespServer::Impl : public ServerContext {
     return false;
   }
 
+  // CLIENT UNBLOCK: ends the wait of the client `id` with `reply`; false
+  // when it is not waiting (or was served meanwhile).
+  bool UnblockClient(uint64_t id, bool error) override {
+    std::shared_ptr<Session> s;
+    {
+      MutexLock l(&block_mu_);
+      for (auto it = waiters_.begin(); it != waiters_.end(); ++it) {
+        if (it->session->id() != id) continue;
+        s = it->session;
+        EraseWaiterLocked(it);
+        break;
+      }
+    }
+    if (s == nullptr) return false;
+    s->Served(error ? std::string(kUnblockedError) : std::string(kBlockTimedOut));
+    return true;
+  }
+
   // After a request: tries the waiters again when one of its arguments is
   // a key some client is blocked on.
   void Touched(const std::vector<std::string>& argv) {
@@ -482,7 +515,12 @@ class RespServer::Impl : public ServerContext {
     if (waiters_.empty() || store_->WritesAllowed() != Status::kOk) return;
     for (auto it = waiters_.begin(); it != waiters_.end();) {
       std::string reply;
-      if (!TryServe(store_, *it->request, true, &reply)) {
+      bool popped = false;
+      {
+        const Store::DatabaseScope database(*store_, it->request->db);
+        popped = TryServe(store_, *it->request, true, &reply);
+      }
+      if (!popped) {
         ++it;
         continue;
       }
@@ -561,7 +599,7 @@ class RespServer::Impl : public ServerContext {
       return;
     }
     total_connections_.fetch_add(1);
-    if (connected_.load() >= options_.max_clients) {
+    if (connected_.load() >= dispatcher_.config().max_clients.load()) {
       rejected_.fetch_add(1);
       static const std::string kFull = "-ERR max number of clients reached\r\n";
       boost::system::error_code ignored;

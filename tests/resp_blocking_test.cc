@@ -473,3 +473,86 @@ TEST_CASE("blocking: many BZPOPMIN/BZMPOP clients share a stream of ZADDs, each 
   CHECK(popped == members);
   CHECK(adder.Call({"EXISTS", "z"}) == Int(0));
 }
+
+TEST_CASE("blocking: a waiter is served in the database it SELECTed, by pushes there only; "
+          "INFO counts it") {
+  Fixture f;
+  Client a(f.port()), b(f.port());
+  const std::string ida = IdOf(a);
+  // An element already there, in database 9: served at once, from 9.
+  CHECK(b.Call({"SELECT", "9"}) == kOk);
+  CHECK(b.Call({"RPUSH", "q", "in9"}) == Int(1));
+  CHECK(a.Call({"SELECT", "9"}) == kOk);
+  CHECK(a.Call({"BLPOP", "q", "0"}) == Arr({Bulk("q"), Bulk("in9")}));
+  CHECK(a.Call({"ZADD", "z", "1", "m9"}) == Int(1));
+  CHECK(a.Call({"BZPOPMIN", "z", "0"}) == Arr({Bulk("z"), Bulk("m9"), Bulk("1")}));
+
+  // Blocked in 9: a push to the same name in database 0 is not for it (nor
+  // one made on the Store directly, which is database 0, as PHP's).
+  REQUIRE(a.Send(Encode({"BLPOP", "q", "0"})));
+  REQUIRE(WaitBlocked(b, ida, "blpop"));
+  CHECK(b.Call({"INFO", "clients"}).find("\r\nblocked_clients:1\r\n") != std::string::npos);
+  CHECK(b.Call({"SELECT", "0"}) == kOk);
+  CHECK(b.Call({"RPUSH", "q", "in0"}) == Int(1));
+  int64_t pushed = 0;
+  REQUIRE(f.store->ListPush("q", {"php0"}, false, false, &pushed) == ephpm::Status::kOk);
+  CHECK_FALSE(a.Readable(150));  // (past the server's 100 ms re-poll of PHP pushes)
+  CHECK(b.Call({"SELECT", "9"}) == kOk);
+  CHECK(b.Call({"RPUSH", "q", "later9"}) == Int(1));
+  CHECK(a.Reply() == Arr({Bulk("q"), Bulk("later9")}));
+  CHECK(b.Call({"INFO", "clients"}).find("\r\nblocked_clients:0\r\n") != std::string::npos);
+  CHECK(b.Call({"SELECT", "0"}) == kOk);
+  CHECK(b.Call({"LRANGE", "q", "0", "-1"}) == Arr({Bulk("in0"), Bulk("php0")}));
+
+  // BLMOVE moves within the waiter's database.
+  CHECK(b.Call({"SELECT", "9"}) == kOk);
+  REQUIRE(a.Send(Encode({"BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"})));
+  REQUIRE(WaitBlocked(b, ida, "blmove"));
+  CHECK(b.Call({"RPUSH", "src", "x"}) == Int(1));
+  CHECK(a.Reply() == Bulk("x"));
+  CHECK(b.Call({"LRANGE", "dst", "0", "-1"}) == Arr({Bulk("x")}));
+  CHECK(b.Call({"SELECT", "0"}) == kOk);
+  CHECK(b.Call({"EXISTS", "dst"}) == Int(0));
+}
+
+TEST_CASE("blocking: CLIENT UNBLOCK ends a wait as its timeout would, or with UNBLOCKED") {
+  Fixture f;
+  Client a(f.port()), b(f.port());
+  const std::string ida = IdOf(a);
+  // Not blocked: 0, and the client is untouched.
+  CHECK(b.Call({"CLIENT", "UNBLOCK", ida}) == Int(0));
+  CHECK(b.Call({"CLIENT", "UNBLOCK", "999999"}) == Int(0));
+  CHECK(b.Call({"CLIENT", "UNBLOCK", "-1"}) == Int(0));
+
+  REQUIRE(a.Send(Encode({"BLPOP", "q", "0"})));
+  REQUIRE(WaitBlocked(b, ida, "blpop"));
+  CHECK(b.Call({"CLIENT", "UNBLOCK", ida}) == Int(1));
+  CHECK(a.Reply() == "*-1\r\n");
+  CHECK(b.Call({"CLIENT", "UNBLOCK", ida}) == Int(0));
+  // The waiter is gone: a push stays in the list.
+  CHECK(b.Call({"RPUSH", "q", "x"}) == Int(1));
+  CHECK(b.Call({"LLEN", "q"}) == Int(1));
+  CHECK(b.Call({"DEL", "q"}) == Int(1));
+
+  REQUIRE(a.Send(Encode({"BZPOPMIN", "z", "0"})));
+  REQUIRE(WaitBlocked(b, ida, "bzpopmin"));
+  CHECK(b.Call({"CLIENT", "UNBLOCK", ida, "error"}) == Int(1));
+  CHECK(a.Reply() == "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n");
+  CHECK(a.Call({"PING"}) == "+PONG\r\n");
+
+  // Requests pipelined behind the blocked one run once it is unblocked.
+  REQUIRE(a.Send(Encode({"BLMOVE", "s", "d", "LEFT", "LEFT", "0"}) + Encode({"ECHO", "after"})));
+  REQUIRE(WaitBlocked(b, ida, "blmove"));
+  CHECK(b.Call({"CLIENT", "UNBLOCK", ida, "TIMEOUT"}) == Int(1));
+  CHECK(a.Reply() == "*-1\r\n");  // (Redis 7.0: a null array for every blocked type)
+  CHECK(a.Reply() == Bulk("after"));
+  CHECK(b.Call({"INFO", "clients"}).find("\r\nblocked_clients:0\r\n") != std::string::npos);
+
+  // Bad input.
+  CHECK(b.Call({"CLIENT", "UNBLOCK", ida, "nope"}) ==
+        "-ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR\r\n");
+  CHECK(b.Call({"CLIENT", "UNBLOCK", "x"}) ==
+        "-ERR value is not an integer or out of range\r\n");
+  CHECK(b.Call({"CLIENT", "UNBLOCK", ida, "error", "more"}) ==
+        "-ERR unknown subcommand or wrong number of arguments for 'UNBLOCK'. Try CLIENT HELP.\r\n");
+}
