@@ -451,9 +451,11 @@ bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
   const bool write = (cmd->flags & kWrite) != 0;
   if (write && store_->WritesAllowed() != Status::kOk) return refuse(MisconfError(*store_));
   // As Redis: past maxmemory (noeviction) a command that may grow the data
-  // is refused before it runs, and so is queuing anything in MULTI.
+  // is refused before it runs, and so is queuing anything in MULTI.  (Not
+  // the commands EXEC or a script runs: EXEC checked its queue, a script
+  // checks each call itself.)
   if (((cmd->flags & cmd::kDenyOom) || (queuing && !(cmd->flags & kNoQueue))) &&
-      store_->OverMemoryLimit()) {
+      !client->in_exec && !client->in_script && store_->OverMemoryLimit()) {
     return refuse(cmd::kOom);
   }
   if (queuing && !(cmd->flags & kNoQueue)) {

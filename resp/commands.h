@@ -53,6 +53,7 @@ struct ClientState {
   bool multi_dirty = false;
   bool in_exec = false;
   bool exec_wrote = false;  // a write ran inside the last EXEC or EVAL
+  bool in_script = false;   // the client a script's redis.call runs as
   std::vector<std::vector<std::string>> queued;
   // WATCH: each key with its counter (Store::Watch), until EXEC, DISCARD,
   // UNWATCH or the end of the connection (Dispatcher::Forget).

@@ -21,6 +21,7 @@ extern "C" {
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -130,6 +131,10 @@ struct Scripting::Run {
   std::chrono::steady_clock::time_point start;
   std::atomic<bool> wrote{false};
   std::atomic<bool> kill{false};
+  // Set once the run passed the busy threshold and told the server
+  // (Scripting::set_on_busy); `ended` then turns true when it ends.
+  bool reported_busy = false;
+  std::shared_ptr<std::atomic<bool>> ended;
   // Scratch for redis.call, kept here so that a Lua error skips no C++
   // destructor.
   std::vector<std::string> call_argv;
@@ -249,6 +254,64 @@ int SafePcall(lua_State* L) {
   return lua_gettop(L);
 }
 
+// luaL_loadbuffer with no garbage collection while the chunk is compiled:
+// Debian's Lua 5.1 does not anchor the chunk's name during parsing, so a
+// collection then could free it (CVE-2025-49844, fixed in Redis's own copy
+// of Lua by anchoring it; a stopped collector has the same effect).
+int LoadBuffer(lua_State* L, const char* s, size_t len, const char* name) {
+  lua_gc(L, LUA_GCSTOP, 0);
+  const int rc = luaL_loadbuffer(L, s, len, name);
+  lua_gc(L, LUA_GCRESTART, 0);
+  return rc;
+}
+
+// unpack as Redis's patched Lua has it (CVE-2025-46817): Debian's overflows
+// on ranges such as (-2, 2^31-1) and crashes the process.
+int SafeUnpack(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  int i = luaL_optint(L, 2, 1);
+  const int e = luaL_opt(L, luaL_checkint, 3, luaL_getn(L, 1));
+  if (i > e) return 0;  // an empty range
+  unsigned int n = static_cast<unsigned int>(e) - static_cast<unsigned int>(i);
+  if (n >= static_cast<unsigned int>(INT_MAX) || !lua_checkstack(L, static_cast<int>(++n))) {
+    return luaL_error(L, "too many results to unpack");
+  }
+  lua_rawgeti(L, 1, i);
+  while (i++ < e) lua_rawgeti(L, 1, i);
+  return static_cast<int>(n);
+}
+
+// LuaBitOp's argument conversion: a number to its low 32 bits, by the
+// 2^52 + 2^51 addition LuaBitOp uses (so results agree with the library's).
+uint32_t BitArg(lua_State* L, int idx) {
+  const double d = luaL_checknumber(L, idx) + 6755399441055744.0;
+  uint64_t bits = 0;
+  std::memcpy(&bits, &d, sizeof bits);
+  return static_cast<uint32_t>(bits);
+}
+
+// bit.tohex as Redis's patched LuaBitOp has it: Debian's writes past its
+// buffer for n = -2^31 (CVE-2024-31449).  Negative n is upper case; at most
+// 8 digits.
+int SafeBitToHex(lua_State* L) {
+  uint32_t b = BitArg(L, 1);
+  int32_t n = lua_isnone(L, 2) ? 8 : static_cast<int32_t>(BitArg(L, 2));
+  if (n == INT32_MIN) n = INT32_MIN + 1;
+  const char* digits = "0123456789abcdef";
+  if (n < 0) {
+    n = -n;
+    digits = "0123456789ABCDEF";
+  }
+  if (n > 8) n = 8;
+  char buf[8];
+  for (int i = n; --i >= 0;) {
+    buf[i] = digits[b & 15];
+    b >>= 4;
+  }
+  lua_pushlstring(L, buf, static_cast<size_t>(n));
+  return 1;
+}
+
 // loadstring and load compile source text only: a precompiled chunk could
 // break the VM.
 int LoadText(lua_State* L, const char* s, size_t len, const char* name) {
@@ -257,7 +320,7 @@ int LoadText(lua_State* L, const char* s, size_t len, const char* name) {
     lua_pushstring(L, "precompiled chunks are not allowed");
     return 2;
   }
-  if (luaL_loadbuffer(L, s, len, name) != 0) {
+  if (LoadBuffer(L, s, len, name) != 0) {
     lua_pushnil(L);
     lua_insert(L, -2);
     return 2;
@@ -566,6 +629,12 @@ std::string_view CheckCall(Scripting::Run& run) {
   if ((c->flags & cmd::kWrite) && run.read_only) {
     return "ERR Write commands are not allowed from read-only scripts.";
   }
+  // Redis's scriptVerifyOOM, before the keys are checked: past maxmemory
+  // (noeviction) a command that may grow the data is refused, unless the
+  // script has written already (it is not left half done).
+  if ((c->flags & cmd::kDenyOom) && !run.wrote.load() && run.ctx->store->OverMemoryLimit()) {
+    return cmd::kOom;
+  }
   if (DatabaseWide(c->name) && !run.entry->all_databases) return kNeedsAllShards;
   if (run.client.db != run.db && !run.entry->all_databases) return kNeedsAllShards;
   if (c->first_key > 0) {
@@ -725,6 +794,7 @@ int RedisReplicateCommands(lua_State* L) {
 // raises again, so that pcall cannot keep the script alive.
 void TimeHook(lua_State* L, lua_Debug*) {
   Scripting::Run& run = *t_run;
+  if (!run.reported_busy) run.scripting->ReportIfBusy(&run);
   if (!run.kill.load()) return;
   lua_sethook(L, TimeHook, LUA_MASKLINE, 0);
   RaiseError(L, kKilled);
@@ -764,7 +834,7 @@ class LuaThread {
     std::string code(body);
     // A shebang line stays as a comment, so that line numbers agree.
     if (code.size() >= 2 && code[0] == '#' && code[1] == '!') code.replace(0, 2, "--");
-    if (luaL_loadbuffer(L_, code.data(), code.size(), "@user_script") != 0) {
+    if (LoadBuffer(L_, code.data(), code.size(), "@user_script") != 0) {
       *error = std::string("ERR Error compiling script (new function): ") +
                (lua_isstring(L_, -1) ? lua_tostring(L_, -1) : "?");
       lua_pop(L_, 2);
@@ -839,6 +909,11 @@ class LuaThread {
     lua_register(L, "pcall", SafePcall);
     lua_register(L, "loadstring", SafeLoadString);
     lua_register(L, "load", SafeLoad);
+    lua_register(L, "unpack", SafeUnpack);
+    lua_getfield(L, LUA_GLOBALSINDEX, "bit");
+    lua_pushcfunction(L, SafeBitToHex);
+    lua_setfield(L, -2, "tohex");
+    lua_pop(L, 1);
 
     // redis.*
     lua_newtable(L);
@@ -1016,10 +1091,22 @@ void Scripting::Register(Run* run) {
 }
 
 void Scripting::Unregister(Run* run) {
-  MutexLock l(&mu_);
-  running_.erase(std::find(running_.begin(), running_.end(), run));
-  running_count_.store(static_cast<int>(running_.size()));
-  ended_.notify_all();
+  {
+    MutexLock l(&mu_);
+    running_.erase(std::find(running_.begin(), running_.end(), run));
+    running_count_.store(static_cast<int>(running_.size()));
+    ended_.notify_all();
+  }
+  if (run->ended != nullptr) run->ended->store(true);
+}
+
+void Scripting::ReportIfBusy(Run* run) {
+  const auto threshold = std::chrono::milliseconds(busy_threshold_ms());
+  if (Clock::now() - run->start < threshold) return;
+  run->reported_busy = true;
+  if (!on_busy_) return;
+  run->ended = std::make_shared<std::atomic<bool>>(false);
+  on_busy_(run->ended);
 }
 
 namespace {
@@ -1142,6 +1229,7 @@ void Scripting::Eval(cmd::Ctx& c, bool by_sha, bool read_only) {
   run.entry = entry.get();
   run.client.authenticated = true;
   run.client.name = "lua";
+  run.client.in_script = true;
   run.client.db = c.client->db;
   run.db = c.client->db;
   run.read_only = read_only || entry->no_writes;

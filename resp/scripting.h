@@ -47,6 +47,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -110,8 +111,19 @@ class Scripting {
   // section holds the shards).  One atomic load while no script runs.
   std::string_view BusyFor(const cmd::Ctx& c);
 
+  // Called (on the script's thread, from its hook) when a script passes the
+  // busy threshold, with a flag that turns true when it ends.  The script
+  // holds its I/O thread until then: the server gives itself another one
+  // meanwhile, so that it still answers -BUSY and SCRIPT KILL however many
+  // scripts run away.  Set before any script runs.
+  void set_on_busy(std::function<void(std::shared_ptr<std::atomic<bool>>)> fn) {
+    on_busy_ = std::move(fn);
+  }
+
   struct Entry;
   struct Run;
+  // From a running script's hook: reports it (once) when past the threshold.
+  void ReportIfBusy(Run* run);
 
  private:
   // The cached script for body (compiled on this thread first: nullptr and
@@ -127,6 +139,7 @@ class Scripting {
   std::vector<Run*> running_ ABSL_GUARDED_BY(mu_);
   std::atomic<int> running_count_{0};  // running_.size(), read without mu_
   std::condition_variable ended_;  // a run ended (BusyFor waits on it)
+  std::function<void(std::shared_ptr<std::atomic<bool>>)> on_busy_;
 };
 
 }  // namespace script

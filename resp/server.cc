@@ -55,6 +55,8 @@ class RespServer::Impl : public ServerContext {
         poll_(poll_strand_),
         started_at_ms_(WallMs()) {
     dispatcher_.scripting().set_busy_threshold_ms(options_.busy_reply_threshold_ms);
+    dispatcher_.scripting().set_on_busy(
+        [this](std::shared_ptr<std::atomic<bool>> ended) { AddStandIn(std::move(ended)); });
     RuntimeConfig& config = dispatcher_.config();
     config.max_clients = options_.max_clients;
     config.idle_timeout_seconds = options_.idle_timeout_seconds;
@@ -88,6 +90,14 @@ class RespServer::Impl : public ServerContext {
     asio::post(poll_strand_, [this] { poll_.cancel(); });
     for (auto& t : threads_) t.join();
     threads_.clear();
+    // (Joined without the lock: a stand-in's script may be reporting itself
+    // busy, which takes it; AddStandIn then sees stopped_.)
+    std::list<StandIn> stand_ins;
+    {
+      MutexLock l(&stand_in_mu_);
+      stand_ins.swap(stand_ins_);
+    }
+    for (StandIn& t : stand_ins) t.thread.join();
   }
 
   uint16_t port() const { return bound_.port(); }
@@ -476,6 +486,32 @@ class RespServer::Impl : public ServerContext {
     return false;
   }
 
+  // A script past the busy threshold holds its I/O thread until it ends
+  // (or SCRIPT KILL ends it): a stand-in thread serves the I/O meanwhile, so
+  // that the server still answers (-BUSY, SCRIPT KILL) however many scripts
+  // run away.  A stand-in found busy with a script of its own when that
+  // happens gets a stand-in in turn.
+  void AddStandIn(std::shared_ptr<std::atomic<bool>> ended) {
+    MutexLock l(&stand_in_mu_);
+    if (stopped_.load()) return;
+    for (auto it = stand_ins_.begin(); it != stand_ins_.end();) {
+      if (!it->done->load()) {
+        ++it;
+        continue;
+      }
+      it->thread.join();
+      it = stand_ins_.erase(it);
+    }
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    stand_ins_.push_back(StandIn{std::thread([this, ended, done] {
+                                   while (!ended->load() && !stopped_.load()) {
+                                     io_.run_one_for(std::chrono::milliseconds(50));
+                                   }
+                                   done->store(true);
+                                 }),
+                                 done});
+  }
+
   // CLIENT UNBLOCK: ends the wait of the client `id` with `reply`; false
   // when it is not waiting (or was served meanwhile).
   bool UnblockClient(uint64_t id, bool error) override {
@@ -640,6 +676,12 @@ class RespServer::Impl : public ServerContext {
   std::atomic<size_t> waiting_{0};  // waiters_.size(), read without the lock
   tcp::endpoint bound_;
   std::vector<std::thread> threads_;
+  struct StandIn {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  Mutex stand_in_mu_;
+  std::list<StandIn> stand_ins_ ABSL_GUARDED_BY(stand_in_mu_);  // see AddStandIn
   std::atomic<bool> stopped_{false};
   const int64_t started_at_ms_;
   std::function<std::string()> extra_info_;

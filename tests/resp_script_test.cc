@@ -506,3 +506,33 @@ TEST_CASE("script: the keys after numkeys must be declared too", "[script]") {
   const std::string ok = "return redis.call('zunionstore', KEYS[1], 2, KEYS[2], KEYS[3])";
   CHECK(l.Call({"EVAL", ok, "3", "dst", "z1", "z2"}) == Int(2));
 }
+
+TEST_CASE("script: runaway scripts do not take the server's I/O threads from it", "[script]") {
+  // One I/O thread, and more runaway scripts than that: each holds the
+  // thread it runs on, so the server must serve from stand-in threads to
+  // answer PING, -BUSY and SCRIPT KILL at all.
+  RespServerOptions o;
+  o.io_threads = 1;
+  o.busy_reply_threshold_ms = 50;
+  Fixture f(o);
+  Client a(f.port()), b(f.port()), c(f.port());
+  REQUIRE(a.Send(Encode({"EVAL", "while true do end", "1", "ka"})));
+  REQUIRE(b.Send(Encode({"EVAL", "while true do end", "1", "kb"})));
+  const std::string busy =
+      "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n";
+  // Both scripts run, past the threshold, while c is answered.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool both_busy = false;
+  while (!both_busy && std::chrono::steady_clock::now() < until) {
+    both_busy = c.Call({"GET", "ka"}) == busy && c.Call({"GET", "kb"}) == busy;
+  }
+  CHECK(both_busy);
+  CHECK(c.Call({"PING"}) == "+PONG\r\n");
+  CHECK(c.Call({"SET", "other", "1"}) == kOk);
+  CHECK(c.Call({"SCRIPT", "KILL"}) == kOk);  // kills both (neither wrote)
+  CHECK(a.Reply().rfind("-ERR Script killed by user with SCRIPT KILL...", 0) == 0);
+  CHECK(b.Reply().rfind("-ERR Script killed by user with SCRIPT KILL...", 0) == 0);
+  CHECK(c.Call({"GET", "ka"}) == kNil);
+  CHECK(a.Call({"PING"}) == "+PONG\r\n");
+  CHECK(b.Call({"PING"}) == "+PONG\r\n");
+}
