@@ -2,6 +2,7 @@
 // BGREWRITEAOF, LASTSAVE, and COMMAND (read from the command table).
 
 #include "command_table.h"
+#include "scripting.h"
 
 #include <sys/time.h>
 
@@ -88,6 +89,7 @@ std::string InfoText(Ctx& c, const std::vector<std::string>& asked) {
     line("maxmemory_human", Human(st.memory_limit));
     line("maxmemory_policy",
          o.eviction == EvictionPolicy::kAllKeysLru ? "allkeys-lru" : "noeviction");
+    line("number_of_cached_scripts", std::to_string(c.dispatcher->scripting().cached()));
     // ephpm's own: live locks (set_nx with a TTL), which eviction never takes.
     line("pinned_keys", std::to_string(st.pinned_keys));
     line("pinned_bytes", std::to_string(st.pinned_bytes));
@@ -242,6 +244,7 @@ void FlagList(ReplyWriter& w, const Command& cmd) {
   if (cmd.flags & kAdmin) flags.push_back("admin");
   if (cmd.flags & kNoAuthNeeded) flags.push_back("no_auth");
   if (cmd.flags & kFast) flags.push_back("fast");
+  if (cmd.flags & kNoMulti) flags.push_back("no_multi");
   w.ArrayHeader(flags.size());
   for (const char* f : flags) w.SimpleString(f);
 }

@@ -149,7 +149,7 @@ const Command kCommands[] = {
     {"watch", -2, kNoQueue | kFast, 1, -1, 1, "@fast @transaction", CmdWatch},
     {"unwatch", 1, kFast, 0, 0, 0, "@fast @transaction", CmdUnwatch},
     // persistence (the snapshot is both Redis's RDB save and its AOF rewrite)
-    {"save", 1, kAdmin, 0, 0, 0, "@admin @slow @dangerous", CmdSave},
+    {"save", 1, kAdmin | kNoMulti, 0, 0, 0, "@admin @slow @dangerous", CmdSave},
     {"bgsave", -1, kAdmin, 0, 0, 0, "@admin @slow @dangerous", CmdBgSave},
     {"bgrewriteaof", 1, kAdmin, 0, 0, 0, "@admin @slow @dangerous", CmdBgRewriteAof},
     {"lastsave", 1, kFast, 0, 0, 0, "@admin @fast @dangerous", CmdLastSave},
@@ -445,6 +445,9 @@ bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
     return false;
   }
   if (!client->authenticated && !(cmd->flags & kNoAuthNeeded)) return refuse(kNoAuth);
+  if (client->in_multi && (cmd->flags & cmd::kNoMulti)) {
+    return refuse("ERR Command not allowed inside a transaction");
+  }
   client->last_command = cmd->name;
   if (cmd->first_key > 0 && !KeysShareOwner(c)) return refuse(kCrossSlot);
   // As Redis with an AOF it cannot write: writes are refused, reads go on.

@@ -59,6 +59,7 @@ enum Flag : uint32_t {
   kFast = 16,
   kAdmin = 32,
   kNoQueue = 64,  // runs at once between MULTI and EXEC (EXEC, DISCARD, MULTI, WATCH, QUIT)
+  kNoMulti = 128,  // refused between MULTI and EXEC (SAVE), which then fails
 };
 
 struct Ctx;

@@ -114,6 +114,8 @@ struct Scripting::Entry {
   bool all_shards = false;  // names a keyspace-wide command
   bool all_databases = false;  // names SELECT, MOVE or FLUSHALL
   bool no_writes = false;   // "#!lua flags=no-writes"
+  bool shebang = false;     // declares its flags ("#!lua ...")
+  bool allow_oom = false;   // "#!lua flags=allow-oom"
 };
 
 struct Scripting::Run {
@@ -187,6 +189,19 @@ int MissingGlobal(lua_State* L) {
                     lua_tostring(L, 2));
 }
 
+// Pushes what getmetatable shows of a protected table: an empty table that
+// refuses writes (Redis's read-only metatables), itself without a visible
+// metatable.
+void PushMetatableView(lua_State* L) {
+  lua_newtable(L);
+  lua_newtable(L);
+  lua_pushcfunction(L, ReadonlyError);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, -2);
+}
+
 // Replaces the table at the top with an empty proxy whose reads go to it and
 // whose writes raise.
 void MakeReadonly(lua_State* L) {
@@ -196,7 +211,7 @@ void MakeReadonly(lua_State* L) {
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, ReadonlyError);
   lua_setfield(L, -2, "__newindex");
-  lua_newtable(L);  // what getmetatable shows: a table, as for Redis's
+  PushMetatableView(L);  // what getmetatable shows: a read-only table, as Redis's
   lua_setfield(L, -2, "__metatable");
   lua_setmetatable(L, -2);               // real proxy
   lua_remove(L, -2);                     // proxy
@@ -221,6 +236,23 @@ int SafeRawset(lua_State* L) {
   }
   lua_settop(L, 3);
   lua_rawset(L, 1);
+  return 1;
+}
+
+// setmetatable as Lua 5.1's, except that a read-only table raises Redis's
+// error (without a position, as Redis's; Lua's would say "cannot change a
+// protected metatable").
+int SafeSetmetatable(lua_State* L) {
+  const int t = lua_type(L, 2);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_argcheck(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table expected");
+  if (IsProxy(L, 1)) {
+    lua_pushstring(L, "Attempt to modify a readonly table");
+    return lua_error(L);
+  }
+  if (luaL_getmetafield(L, 1, "__metatable")) luaL_error(L, "cannot change a protected metatable");
+  lua_settop(L, 2);
+  lua_setmetatable(L, 1);
   return 1;
 }
 
@@ -631,8 +663,10 @@ std::string_view CheckCall(Scripting::Run& run) {
   }
   // Redis's scriptVerifyOOM, before the keys are checked: past maxmemory
   // (noeviction) a command that may grow the data is refused, unless the
-  // script has written already (it is not left half done).
-  if ((c->flags & cmd::kDenyOom) && !run.wrote.load() && run.ctx->store->OverMemoryLimit()) {
+  // script has written already (it is not left half done) or its shebang
+  // allows it (allow-oom).
+  if ((c->flags & cmd::kDenyOom) && !run.wrote.load() && !run.entry->allow_oom &&
+      run.ctx->store->OverMemoryLimit()) {
     return cmd::kOom;
   }
   if (DatabaseWide(c->name) && !run.entry->all_databases) return kNeedsAllShards;
@@ -910,6 +944,7 @@ class LuaThread {
     lua_register(L, "loadstring", SafeLoadString);
     lua_register(L, "load", SafeLoad);
     lua_register(L, "unpack", SafeUnpack);
+    lua_register(L, "setmetatable", SafeSetmetatable);
     lua_getfield(L, LUA_GLOBALSINDEX, "bit");
     lua_pushcfunction(L, SafeBitToHex);
     lua_setfield(L, -2, "tohex");
@@ -956,7 +991,7 @@ class LuaThread {
     lua_getmetatable(L, -1);
     lua_getfield(L, LUA_GLOBALSINDEX, "string");
     lua_setfield(L, -2, "__index");
-    lua_newtable(L);
+    PushMetatableView(L);
     lua_setfield(L, -2, "__metatable");
     lua_pop(L, 2);
 
@@ -992,9 +1027,10 @@ LuaThread& ThisThread() {
 
 // "#!lua [flags=a,b]" on the first line: false with *error when Redis 7.0
 // refuses it.
-bool ParseShebang(std::string_view body, bool* no_writes, std::string* error) {
-  *no_writes = false;
+bool ParseShebang(std::string_view body, Scripting::Entry* e, std::string* error) {
+  e->no_writes = e->shebang = e->allow_oom = false;
   if (body.size() < 2 || body[0] != '#' || body[1] != '!') return true;
+  e->shebang = true;
   std::string_view line = body.substr(0, body.find('\n'));
   std::vector<std::string_view> parts;
   size_t i = 0;
@@ -1018,8 +1054,10 @@ bool ParseShebang(std::string_view body, bool* no_writes, std::string* error) {
       const size_t comma = flags.find(',');
       const std::string_view f = flags.substr(0, comma);
       if (f == "no-writes") {
-        *no_writes = true;
-      } else if (f != "allow-oom" && f != "allow-stale" && f != "no-cluster" &&
+        e->no_writes = true;
+      } else if (f == "allow-oom") {
+        e->allow_oom = true;
+      } else if (f != "allow-stale" && f != "no-cluster" &&
                  f != "allow-cross-slot-keys") {
         *error = "ERR Unexpected flag in script shebang: " + std::string(f);
         return false;
@@ -1065,7 +1103,7 @@ std::shared_ptr<const Scripting::Entry> Scripting::Add(std::string_view body, st
   std::string sha = Sha1Hex(body);
   if (auto found = Find(sha)) return found;
   auto e = std::make_shared<Entry>();
-  if (!ParseShebang(body, &e->no_writes, error)) return nullptr;
+  if (!ParseShebang(body, e.get(), error)) return nullptr;
   LuaThread& lt = ThisThread();
   if (!lt.PushFunction(sha, body, error)) return nullptr;
   lua_pop(lt.L(), 1);
@@ -1082,6 +1120,11 @@ std::shared_ptr<const Scripting::Entry> Scripting::Find(const std::string& lower
   MutexLock l(&mu_);
   auto it = scripts_.find(lower_sha);
   return it == scripts_.end() ? nullptr : it->second;
+}
+
+size_t Scripting::cached() {
+  MutexLock l(&mu_);
+  return scripts_.size();
 }
 
 void Scripting::Register(Run* run) {
@@ -1206,6 +1249,13 @@ void Scripting::Eval(cmd::Ctx& c, bool by_sha, bool read_only) {
     if (Replicator* r = c.store->options().replicator; r != nullptr && !r->SameOwner(keys)) {
       return c.w.Error(cmd::kCrossSlot);
     }
+  }
+
+  // Redis's scriptPrepareForRun: past maxmemory a script that declares its
+  // flags runs only if it writes nothing or allows it.  (One without a
+  // shebang runs; each of its calls is checked.)
+  if (entry->shebang && !entry->no_writes && !entry->allow_oom && c.store->OverMemoryLimit()) {
+    return c.w.Error(cmd::kOom);
   }
 
   // Inside EXEC the transaction's section holds the caller's whole database

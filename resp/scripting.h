@@ -95,6 +95,8 @@ class Scripting {
   void Exists(cmd::Ctx& c);
   void Flush(cmd::Ctx& c);
   void Kill(cmd::Ctx& c);
+  // Scripts in the cache (INFO's number_of_cached_scripts).
+  size_t cached();
 
   // Redis's busy-reply-threshold (lua-time-limit): past it a running script
   // may be killed with SCRIPT KILL, and a command of another client that

@@ -536,3 +536,23 @@ TEST_CASE("script: runaway scripts do not take the server's I/O threads from it"
   CHECK(a.Call({"PING"}) == "+PONG\r\n");
   CHECK(b.Call({"PING"}) == "+PONG\r\n");
 }
+
+TEST_CASE("script: INFO memory counts the cached scripts", "[script]") {
+  Fixture f;
+  Client c(f.port());
+  auto cached = [&] {
+    const std::string info = c.Call({"INFO", "memory"});
+    const size_t at = info.find("\r\nnumber_of_cached_scripts:");
+    if (at == std::string::npos) return std::string("<missing>");
+    const size_t from = at + 27;
+    return info.substr(from, info.find("\r\n", from) - from);
+  };
+  CHECK(cached() == "0");
+  CHECK(c.Call({"SCRIPT", "LOAD", "return 1"}).rfind("$40\r\n", 0) == 0);
+  CHECK(c.Call({"EVAL", "return 2", "0"}) == Int(2));
+  CHECK(c.Call({"SCRIPT", "LOAD", "return 1"}).rfind("$40\r\n", 0) == 0);  // the same
+  CHECK(c.Call({"EVAL", "return (", "0"}).rfind("-ERR Error compiling script", 0) == 0);
+  CHECK(cached() == "2");
+  CHECK(c.Call({"SCRIPT", "FLUSH"}) == kOk);
+  CHECK(cached() == "0");
+}
