@@ -1129,6 +1129,7 @@ size_t Scripting::cached() {
 
 void Scripting::Register(Run* run) {
   MutexLock l(&mu_);
+  if (stopping_) run->kill.store(true);  // (a script that starts as the server stops)
   running_.push_back(run);
   running_count_.store(static_cast<int>(running_.size()));
 }
@@ -1379,6 +1380,14 @@ void Scripting::Kill(cmd::Ctx& c) {
   if (busy == 0) return c.w.Error(kNotBusy);
   if (killed == 0) return c.w.Error(kUnkillable);
   cmd::Ok(c);
+}
+
+void Scripting::KillForShutdown() {
+  MutexLock l(&mu_);
+  stopping_ = true;
+  for (Run* run : running_) {
+    if (!run->wrote.load()) run->kill.store(true);
+  }
 }
 
 }  // namespace script

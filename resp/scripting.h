@@ -95,6 +95,10 @@ class Scripting {
   void Exists(cmd::Ctx& c);
   void Flush(cmd::Ctx& c);
   void Kill(cmd::Ctx& c);
+  // The server is stopping: kills every running script that has not
+  // written, whatever its age (one that wrote runs to its end, as it must
+  // to stay atomic).
+  void KillForShutdown();
   // Scripts in the cache (INFO's number_of_cached_scripts).
   size_t cached();
 
@@ -140,6 +144,7 @@ class Scripting {
   absl::flat_hash_map<std::string, std::shared_ptr<const Entry>> scripts_ ABSL_GUARDED_BY(mu_);
   std::vector<Run*> running_ ABSL_GUARDED_BY(mu_);
   std::atomic<int> running_count_{0};  // running_.size(), read without mu_
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;  // KillForShutdown was called
   std::condition_variable ended_;  // a run ended (BusyFor waits on it)
   std::function<void(std::shared_ptr<std::atomic<bool>>)> on_busy_;
 };

@@ -88,6 +88,8 @@ class RespServer::Impl : public ServerContext {
       for (const auto& s : sessions_.Live()) s->Close();
     });
     asio::post(poll_strand_, [this] { poll_.cancel(); });
+    // A runaway script would hold its I/O thread, and this join, forever.
+    dispatcher_.scripting().KillForShutdown();
     for (auto& t : threads_) t.join();
     threads_.clear();
     // (Joined without the lock: a stand-in's script may be reporting itself

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
@@ -555,4 +556,41 @@ TEST_CASE("script: INFO memory counts the cached scripts", "[script]") {
   CHECK(cached() == "2");
   CHECK(c.Call({"SCRIPT", "FLUSH"}) == kOk);
   CHECK(cached() == "0");
+}
+
+TEST_CASE("script: stopping the server ends the runaway scripts that have not written",
+          "[script]") {
+  RespServerOptions o;
+  o.io_threads = 1;
+  o.busy_reply_threshold_ms = 50;
+  Fixture f(o);
+  Client a(f.port()), b(f.port()), c(f.port());
+  REQUIRE(a.Send(Encode({"EVAL", "while true do end", "1", "ka"})));
+  // This one has written: it would be left to run (it must stay atomic), so
+  // it ends by itself.
+  REQUIRE(b.Send(Encode(
+      {"EVAL", "redis.call('set', KEYS[1], 1) local t = redis.call('time') "
+               "while tonumber(redis.call('time')[1]) < tonumber(t[1]) + 1 do end return 1",
+       "1", "kb"})));
+  const std::string busy =
+      "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n";
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (c.Call({"GET", "ka"}) != busy && std::chrono::steady_clock::now() < until) {
+  }
+  REQUIRE(c.Call({"GET", "ka"}) == busy);
+  // No SCRIPT KILL: Stop must not wait forever for the first script.
+  std::atomic<bool> stopped{false};
+  std::thread stopper([&] {
+    f.server->Stop();
+    stopped = true;
+  });
+  const auto guard = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!stopped && std::chrono::steady_clock::now() < guard) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(stopped);  // (else the join below would hang: ctest's timeout ends it)
+  stopper.join();
+  std::string v;
+  CHECK(f.store->Get("kb", &v) == ephpm::Status::kOk);
+  CHECK(v == "1");
 }
