@@ -24,6 +24,21 @@ void CmdQuit(Ctx& c) {
   Ok(c);
 }
 
+// RESET (Redis 6.2): the connection as it was when it connected: no MULTI
+// (its queue discarded), no WATCH, database 0, no name, and not
+// authenticated when a password is set.  Runs at once, even in MULTI.
+void CmdReset(Ctx& c) {
+  ClientState* client = c.client;
+  client->in_multi = false;
+  client->multi_dirty = false;
+  client->queued.clear();
+  c.dispatcher->Forget(client);
+  client->db = 0;
+  client->name.clear();
+  client->authenticated = c.server->password().empty();
+  c.w.SimpleString("RESET");
+}
+
 void CmdSelect(Ctx& c) {
   int64_t db = 0;
   if (!ParseLL(c.argv[1], &db)) return c.w.Error(kNotInteger);

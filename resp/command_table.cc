@@ -103,6 +103,7 @@ const Command kCommands[] = {
     {"echo", 2, kFast, 0, 0, 0, "@fast @connection", CmdEcho},
     {"quit", -1, kNoAuthNeeded | kFast | kNoQueue, 0, 0, 0, "@fast @connection", CmdQuit},
     {"select", 2, kFast, 0, 0, 0, "@keyspace @fast", CmdSelect},
+    {"reset", 1, kNoAuthNeeded | kFast | kNoQueue, 0, 0, 0, "@fast @connection", CmdReset},
     {"auth", -2, kNoAuthNeeded | kFast, 0, 0, 0, "@fast @connection", CmdAuth},
     {"hello", -1, kNoAuthNeeded | kFast, 0, 0, 0, "@fast @connection", CmdHello},
     {"command", -1, 0, 0, 0, 0, "@slow @connection", CmdCommand},
@@ -406,7 +407,8 @@ bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
   };
   const std::string name = Lower(argv[0]);
   const auto& table = Table();
-  auto it = table.find(name);
+  // ("container|sub" names the table's own entries, never a request's.)
+  auto it = name.find('|') == std::string::npos ? table.find(name) : table.end();
   const Command* cmd = it == table.end() ? nullptr : it->second;
   if (cmd != nullptr && IsContainer(name) && argv.size() >= 2) {
     auto sub = table.find(name + "|" + Lower(argv[1]));

@@ -135,6 +135,7 @@ bool ParseScanOptions(Ctx& c, size_t start, bool allow_type, std::optional<std::
 void CmdPing(Ctx& c);
 void CmdEcho(Ctx& c);
 void CmdQuit(Ctx& c);
+void CmdReset(Ctx& c);
 void CmdSelect(Ctx& c);
 void CmdAuth(Ctx& c);
 void CmdHello(Ctx& c);

@@ -645,7 +645,7 @@ std::string_view CheckCall(Scripting::Run& run) {
   const auto& argv = run.call_argv;
   const auto& table = cmd::Table();
   const std::string name = cmd::Lower(argv[0]);
-  auto it = table.find(name);
+  auto it = name.find('|') == std::string::npos ? table.find(name) : table.end();
   if (it == table.end()) return "ERR Unknown Redis command called from script";
   const cmd::Command* c = it->second;
   if (cmd::IsContainer(name) && argv.size() >= 2) {
