@@ -17,6 +17,8 @@ packages=(
   # the frameworks' own suites over phpredis (tests/frameworks/run.sh)
   phpunit php-symfony-lock php-symfony-cache php-cache-integration-tests
   php-laravel-framework
+  # Redis's own Tcl units against ephpm (tests/redis-tcl/run.sh)
+  tcl8.6
 )
 
 sudo=""
