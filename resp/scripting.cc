@@ -301,15 +301,19 @@ int LoadBuffer(lua_State* L, const char* s, size_t len, const char* name) {
 // on ranges such as (-2, 2^31-1) and crashes the process.
 int SafeUnpack(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);
-  int i = luaL_optint(L, 2, 1);
+  const int i = luaL_optint(L, 2, 1);
   const int e = luaL_opt(L, luaL_checkint, 3, luaL_getn(L, 1));
   if (i > e) return 0;  // an empty range
   unsigned int n = static_cast<unsigned int>(e) - static_cast<unsigned int>(i);
   if (n >= static_cast<unsigned int>(INT_MAX) || !lua_checkstack(L, static_cast<int>(++n))) {
     return luaL_error(L, "too many results to unpack");
   }
-  lua_rawgeti(L, 1, i);
-  while (i++ < e) lua_rawgeti(L, 1, i);
+  // i..e inclusive, never incrementing past e (e may be INT_MAX, where
+  // Redis's "while (i++ < e)" overflows; UBSan stops on that).
+  for (int k = i;; ++k) {
+    lua_rawgeti(L, 1, k);
+    if (k == e) break;
+  }
   return static_cast<int>(n);
 }
 
