@@ -508,19 +508,31 @@ TEST_CASE("script: the keys after numkeys must be declared too", "[script]") {
   CHECK(l.Call({"EVAL", ok, "3", "dst", "z1", "z2"}) == Int(2));
 }
 
+namespace {
+
+// One I/O thread and a 50 ms busy threshold: a runaway script holds the only
+// thread the server starts with, and is busy almost at once.
+RespServerOptions OneIoThreadQuickBusy() {
+  RespServerOptions o;
+  o.io_threads = 1;
+  o.busy_reply_threshold_ms = 50;
+  return o;
+}
+
+const std::string kBusyReply =
+    "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n";
+
+}  // namespace
+
 TEST_CASE("script: runaway scripts do not take the server's I/O threads from it", "[script]") {
   // One I/O thread, and more runaway scripts than that: each holds the
   // thread it runs on, so the server must serve from stand-in threads to
   // answer PING, -BUSY and SCRIPT KILL at all.
-  RespServerOptions o;
-  o.io_threads = 1;
-  o.busy_reply_threshold_ms = 50;
-  Fixture f(o);
+  Fixture f(OneIoThreadQuickBusy());
   Client a(f.port()), b(f.port()), c(f.port());
   REQUIRE(a.Send(Encode({"EVAL", "while true do end", "1", "ka"})));
   REQUIRE(b.Send(Encode({"EVAL", "while true do end", "1", "kb"})));
-  const std::string busy =
-      "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n";
+  const std::string busy = kBusyReply;
   // Both scripts run, past the threshold, while c is answered.
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   bool both_busy = false;
@@ -560,10 +572,7 @@ TEST_CASE("script: INFO memory counts the cached scripts", "[script]") {
 
 TEST_CASE("script: stopping the server ends the runaway scripts that have not written",
           "[script]") {
-  RespServerOptions o;
-  o.io_threads = 1;
-  o.busy_reply_threshold_ms = 50;
-  Fixture f(o);
+  Fixture f(OneIoThreadQuickBusy());
   Client a(f.port()), b(f.port()), c(f.port());
   REQUIRE(a.Send(Encode({"EVAL", "while true do end", "1", "ka"})));
   // This one has written: it would be left to run (it must stay atomic), so
@@ -572,8 +581,7 @@ TEST_CASE("script: stopping the server ends the runaway scripts that have not wr
       {"EVAL", "redis.call('set', KEYS[1], 1) local t = redis.call('time') "
                "while tonumber(redis.call('time')[1]) < tonumber(t[1]) + 1 do end return 1",
        "1", "kb"})));
-  const std::string busy =
-      "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n";
+  const std::string busy = kBusyReply;
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (c.Call({"GET", "ka"}) != busy && std::chrono::steady_clock::now() < until) {
   }
