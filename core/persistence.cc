@@ -262,9 +262,11 @@ PersistenceInfo Store::Impl::persistence_info() const {
   return info;
 }
 
-CheckDataReport CheckData(const std::string& data_dir) {
+CheckDataReport CheckData(const std::string& data_dir, const StoreOptions& options) {
   CheckDataReport r;
-  StoreOptions o;
+  StoreOptions o = options;
+  o.persistence = PersistenceOptions();  // the load below reads the dir; nothing writes it
+  o.replicator = nullptr;
   o.sweep_interval_ms = 0;  // a private store: nothing runs beside the load
   std::string error;
   std::unique_ptr<Store> store = Store::Create(o, &error);
@@ -294,11 +296,19 @@ CheckDataReport CheckData(const std::string& data_dir) {
   r.torn_offset = stats.torn_offset;
   r.torn_bytes = stats.torn_bytes;
   r.expired = impl->RemoveExpiredAfterLoad();
-  r.keys = impl->DbSize();
+  for (uint32_t db = 0; db < o.databases; ++db) {
+    Store::DatabaseScope scope(*store, db);
+    const uint64_t n = impl->DbSize();
+    if (n == 0) continue;
+    r.keys += n;
+    r.keys_by_db.emplace_back(db, n);
+  }
   impl->SnapshotWalk([&](const Mutation& m) {
     if (m.kind == Mutation::Kind::kSet) r.value_bytes += m.value.size();
   });
   return r;
 }
+
+CheckDataReport CheckData(const std::string& data_dir) { return CheckData(data_dir, StoreOptions()); }
 
 }  // namespace ephpm

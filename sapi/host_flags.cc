@@ -341,6 +341,12 @@ std::string CheckDataText(const CheckDataReport& r) {
   line("logs", r.logs.empty() ? "none" : r.logs);
   line("log_records", num(r.log_records));
   line("keys", num(r.keys));
+  std::string by_db;
+  for (const auto& [db, n] : r.keys_by_db) {
+    if (!by_db.empty()) by_db += ' ';
+    by_db += "db" + num(db) + "=" + num(n);
+  }
+  line("keys_by_db", by_db.empty() ? "none" : by_db);
   line("expired", num(r.expired));
   line("value_bytes", num(r.value_bytes));
   if (r.torn_file.empty()) {

@@ -367,11 +367,15 @@ TEST_CASE("host flags: the --check-data report's lines", "[host_flags]") {
   r.logs = "log.4 log.5";
   r.log_records = 7;
   r.keys = 12;
+  r.keys_by_db = {{0, 10}, {9, 2}};
   r.expired = 2;
   r.value_bytes = 345;
   CHECK(ephpm::CheckDataText(r) ==
         "ok: yes\nsnapshot: snap.3\nsnapshot_records: 10\nlogs: log.4 log.5\n"
-        "log_records: 7\nkeys: 12\nexpired: 2\nvalue_bytes: 345\ntorn_tail: none\n");
+        "log_records: 7\nkeys: 12\nkeys_by_db: db0=10 db9=2\nexpired: 2\nvalue_bytes: 345\n"
+        "torn_tail: none\n");
+  r.keys_by_db.clear();
+  CHECK(ephpm::CheckDataText(r).find("keys_by_db: none\n") != std::string::npos);
   r.torn_file = "log.5";
   r.torn_offset = 100;
   r.torn_bytes = 9;

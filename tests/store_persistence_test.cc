@@ -481,6 +481,50 @@ TEST_CASE("persistence: --check-data reports what a start would load", "[persist
   CHECK_THAT(r.error, Catch::Contains(last_log));
 }
 
+TEST_CASE("persistence: databases beyond 0 are counted by --check-data, and a start with "
+          "fewer databases than the data refuses", "[persistence]") {
+  TempDir dir;
+  ManualClock clock;
+  StoreOptions wide = Durable(dir.path, &clock);
+  wide.databases = 32;
+  {
+    auto s = Open(wide);
+    REQUIRE(s->Set("zero", "v") == Status::kOk);
+    {
+      Store::DatabaseScope scope(*s, 9);
+      REQUIRE(s->Set("nine-a", "v") == Status::kOk);
+      REQUIRE(s->Set("nine-b", "v") == Status::kOk);
+    }
+    Store::DatabaseScope scope(*s, 20);
+    REQUIRE(s->Set("twenty", "v") == Status::kOk);
+  }
+  StoreOptions check = wide;
+  check.persistence = ephpm::PersistenceOptions();
+  ephpm::CheckDataReport r = ephpm::CheckData(dir.path, check);
+  INFO(r.error);
+  REQUIRE(r.ok);
+  CHECK(r.keys == 4);
+  CHECK(r.keys_by_db == std::vector<std::pair<uint32_t, uint64_t>>{{0, 1}, {9, 2}, {20, 1}});
+  // With the default 16 databases neither the check nor a start loads it,
+  // and both say what to change; nothing in the dir is touched.
+  r = ephpm::CheckData(dir.path);
+  CHECK_FALSE(r.ok);
+  CHECK(r.error ==
+        "the data dir holds keys of database 20, but this store has 16 databases "
+        "(raise --databases)");
+  StoreOptions narrow = Durable(dir.path, &clock);
+  std::string error;
+  CHECK(Store::Create(narrow, &error) == nullptr);
+  CHECK_THAT(error, Catch::Contains("keys of database 20") && Catch::Contains("raise --databases"));
+  // The data is all still there for a start with enough databases.
+  auto s = Open(wide);
+  std::string v;
+  CHECK(s->Get("zero", &v) == Status::kOk);
+  Store::DatabaseScope scope(*s, 20);
+  CHECK(s->Get("twenty", &v) == Status::kOk);
+  CHECK(s->DbSize() == 1);
+}
+
 TEST_CASE("persistence: writes are refused while the disk is full, and resume",
           "[persistence]") {
   TempDir dir;

@@ -8,8 +8,12 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace ephpm {
+
+struct StoreOptions;
 
 // When the log is fsynced (Redis's appendfsync).
 enum class FsyncPolicy : uint8_t {
@@ -74,7 +78,8 @@ struct CheckDataReport {
   uint64_t snapshot_records = 0;
   std::string logs;              // the manifest's log files, space separated
   uint64_t log_records = 0;
-  uint64_t keys = 0;             // live keys after the load (expired dropped)
+  uint64_t keys = 0;             // live keys after the load, every database (expired dropped)
+  std::vector<std::pair<uint32_t, uint64_t>> keys_by_db;  // (database, keys), the non-empty ones
   uint64_t expired = 0;          // entries dropped as expired
   uint64_t value_bytes = 0;      // bytes of the live keys' values as stored
   std::string torn_file;         // the log whose tail a start would cut, or ""
@@ -83,7 +88,10 @@ struct CheckDataReport {
 };
 
 // Runs the load a start would make (in a private store), changing no file.
-CheckDataReport CheckData(const std::string& data_dir);
+// `options` is what the start would be given (its databases decide whether
+// keys of database n can load); its data dir and sweeper are not used.
+CheckDataReport CheckData(const std::string& data_dir, const StoreOptions& options);
+CheckDataReport CheckData(const std::string& data_dir);  // with the default options
 
 }  // namespace ephpm
 

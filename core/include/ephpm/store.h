@@ -821,7 +821,7 @@ class Store {
   size_t SweepExpired(size_t budget_per_shard);
 
  private:
-  friend CheckDataReport CheckData(const std::string& data_dir);
+  friend CheckDataReport CheckData(const std::string& data_dir, const StoreOptions& options);
   class Impl;
   explicit Store(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
