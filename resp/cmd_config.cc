@@ -93,7 +93,11 @@ const Param kParams[] = {
      [](Ctx& c, int64_t v) { Rt(c).max_clients = static_cast<uint64_t>(v); }, nullptr},
     {"timeout", nullptr, Kind::kInteger, 0, INT32_MAX,
      [](Ctx& c) { return Num(Rt(c).idle_timeout_seconds.load()); },
-     [](Ctx& c, int64_t v) { Rt(c).idle_timeout_seconds = v; }, nullptr},
+     [](Ctx& c, int64_t v) {
+       Rt(c).idle_timeout_seconds = v;
+       c.server->IdleTimeoutChanged();
+     },
+     nullptr},
     {"proto-max-bulk-len", nullptr, Kind::kMemory, 1024 * 1024, INT64_MAX,
      [](Ctx& c) { return std::to_string(Rt(c).max_bulk_len.load()); },
      [](Ctx& c, int64_t v) { Rt(c).max_bulk_len = static_cast<uint64_t>(v); }, nullptr},

@@ -93,6 +93,10 @@ class ServerContext {
     (void)error;
     return false;
   }
+  // CONFIG SET timeout: the idle limit changed; every connection's countdown
+  // is measured again from its last activity (a client already idle longer
+  // than the new limit is closed, as Redis's cron would).
+  virtual void IdleTimeoutChanged() {}
   virtual uint64_t total_connections() const = 0;
   virtual uint64_t rejected_connections() const = 0;
   virtual int tcp_port() const = 0;

@@ -116,6 +116,9 @@ class RespServer::Impl : public ServerContext {
   uint64_t connected_clients() const override { return connected_.load(); }
   uint64_t max_clients() const override { return dispatcher_.config().max_clients.load(); }
   uint64_t blocked_clients() const override { return waiting_.load(std::memory_order_relaxed); }
+  void IdleTimeoutChanged() override {
+    for (const auto& s : sessions_.Live()) s->IdleLimitChanged();
+  }
   uint64_t total_connections() const override { return total_connections_.load(); }
   uint64_t rejected_connections() const override { return rejected_.load(); }
   int tcp_port() const override { return bound_.port(); }
@@ -166,6 +169,11 @@ class RespServer::Impl : public ServerContext {
       server_->connected_.fetch_sub(1);
     }
 
+    // From any thread: the idle limit changed (CONFIG SET timeout).
+    void IdleLimitChanged() {
+      asio::post(strand_, [self = shared_from_this()] { self->ArmIdleTimer(/*activity=*/false); });
+    }
+
     // From any thread: closes the socket on the session's strand.
     void Close() {
       asio::post(strand_, [self = shared_from_this()] { self->Shutdown(); });
@@ -204,18 +212,25 @@ class RespServer::Impl : public ServerContext {
       if (shown_.name != client_.name) shown_.name = client_.name;
     }
 
-    // (Re)starts the idle countdown; called whenever the client is active.
-    void ArmIdleTimer() {
+    // (Re)starts the idle countdown from the last activity: `activity` when
+    // the client just was active, false when only the limit changed.
+    void ArmIdleTimer(bool activity = true) {
+      if (activity) last_active_ = asio::steady_timer::clock_type::now();
+      if (closed_) return;
       const int64_t timeout = server_->dispatcher_.config().idle_timeout_seconds.load();
-      if (timeout <= 0 || closed_) return;
-      idle_.expires_after(std::chrono::seconds(timeout));
+      if (timeout <= 0) {
+        idle_.cancel();
+        return;
+      }
+      idle_.expires_at(last_active_ + std::chrono::seconds(timeout));
       idle_.async_wait(asio::bind_executor(
           strand_, [self = shared_from_this()](const boost::system::error_code& ec) {
             // A re-arm cancels the previous wait, but a wait that had
             // already fired may still be queued: only a deadline that has
-            // really passed closes the client.
+            // really passed, under a limit still set, closes the client.
             if (ec || self->closed_) return;
             if (self->idle_.expiry() > asio::steady_timer::clock_type::now()) return;
+            if (self->server_->dispatcher_.config().idle_timeout_seconds.load() <= 0) return;
             // As Redis: a blocked client is subject to its own timeout only.
             if (self->blocked_) return self->ArmIdleTimer();
             self->Shutdown();
@@ -414,6 +429,7 @@ class RespServer::Impl : public ServerContext {
     tcp::socket socket_;
     asio::strand<asio::any_io_executor> strand_;
     asio::steady_timer idle_;
+    asio::steady_timer::time_point last_active_;  // for the idle limit
     asio::steady_timer block_timer_;  // a blocked request's timeout
     RequestParser parser_;
     std::array<char, kReadChunk> chunk_{};

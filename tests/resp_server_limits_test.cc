@@ -201,6 +201,77 @@ TEST_CASE("server: the idle timeout closes an idle client, not an active one") {
   CHECK(active.Call({"PING"}) == "+PONG\r\n");
 }
 
+TEST_CASE("server: CONFIG SET changes the client limits of a running server") {
+  Fixture f;
+  SECTION("maxclients") {
+    Client admin(f.port());
+    CHECK(admin.Call({"CONFIG", "SET", "maxclients", "2"}) == kOk);
+    Client second(f.port());
+    CHECK(second.Call({"PING"}) == "+PONG\r\n");
+    {
+      Client extra(f.port());
+      bool closed = false;
+      CHECK(extra.ReadToClose(&closed) == Err("ERR max number of clients reached"));
+      CHECK(closed);
+    }
+    CHECK(admin.Call({"CONFIG", "SET", "maxclients", "3"}) == kOk);
+    // The refused client's slot is given back once its session ends.
+    std::string reply;
+    for (int i = 0; i < 500 && reply != "+PONG\r\n"; ++i) {
+      Client third(f.port());
+      reply = third.Call({"PING"});
+      if (reply != "+PONG\r\n") std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    CHECK(reply == "+PONG\r\n");
+  }
+  SECTION("timeout: a client already idle past the new limit is closed; 0 turns it off") {
+    Client idle(f.port());
+    REQUIRE(idle.Call({"PING"}) == "+PONG\r\n");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    {
+      Client admin(f.port());
+      CHECK(admin.Call({"CONFIG", "SET", "timeout", "1"}) == kOk);
+    }
+    CHECK(idle.WaitClosed(5000));
+    // A countdown already running is called off by timeout 0.
+    Client kept(f.port());
+    REQUIRE(kept.Call({"PING"}) == "+PONG\r\n");
+    {
+      Client admin(f.port());
+      CHECK(admin.Call({"CONFIG", "SET", "timeout", "0"}) == kOk);
+    }
+    CHECK_FALSE(kept.WaitClosed(2000));
+    CHECK(kept.Call({"PING"}) == "+PONG\r\n");
+  }
+  SECTION("proto-max-bulk-len, on a connection opened before the change") {
+    Client c(f.port());
+    CHECK(c.Call({"CONFIG", "SET", "proto-max-bulk-len", "1mb"}) == kOk);
+    CHECK(c.Call({"SET", "k", std::string(1 << 20, 'a')}) == kOk);
+    REQUIRE(c.Send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1048577\r\n"));
+    bool closed = false;
+    CHECK(c.ReadToClose(&closed) == ProtoErr("invalid bulk length"));
+    CHECK(closed);
+    Client after(f.port());
+    CHECK(after.Call({"STRLEN", "k"}) == Int(1 << 20));
+    CHECK(after.Call({"CONFIG", "SET", "proto-max-bulk-len", "1000"}) ==
+          Err("ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - "
+              "argument must be between 1048576 and 9223372036854775807 inclusive"));
+  }
+  SECTION("client-query-buffer-limit, on a connection opened before the change") {
+    Client c(f.port());
+    CHECK(c.Call({"CONFIG", "SET", "client-query-buffer-limit", "1mb"}) == kOk);
+    std::string req = "*100000\r\n$3\r\nDEL\r\n";
+    const std::string arg = Bulk(std::string(1000, 'a'));
+    for (int i = 0; i < 2000; ++i) req += arg;  // ~2 MiB of arguments, request unfinished
+    c.Send(req);  // may fail part way: the server drops the client
+    bool closed = false;
+    CHECK(c.ReadToClose(&closed).empty());
+    CHECK(closed);
+    Client after(f.port());
+    CHECK(after.Call({"PING"}) == "+PONG\r\n");
+  }
+}
+
 // ---------------------------------------------------------------------------
 // AUTH
 
