@@ -104,7 +104,7 @@ bool DecodeZSet(std::string_view in, ZSetValue* out, uint64_t* elements_mem) {
 
 bool SetAdd(SetValue* s, std::string_view m) {
   if (s->contains(m)) return false;
-  s->order.reserve(s->order.size() + 1);  // before the insert: nothing to undo if it throws
+  ReserveMore(&s->order, 1);  // before the insert: nothing to undo if it throws
   auto [it, inserted] = s->index.emplace(std::string(m), static_cast<uint32_t>(s->order.size()));
   s->order.push_back(&it->first);
   return inserted;

@@ -85,7 +85,7 @@ Status Store::Impl::SAdd(std::string_view key, const std::vector<std::string_vie
             made = std::make_unique<SetValue>();
             target = made.get();
           }
-          target->order.reserve(target->size() + fresh.size());
+          ReserveMore(&target->order, fresh.size());
           target->index.reserve(target->size() + fresh.size());
           for (std::string_view m : fresh) {
             SetAdd(target, m);  // a node each: may throw

