@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "store_impl.h"
 
 namespace ephpm {
@@ -386,14 +387,31 @@ Status Store::Impl::ZAdd(std::string_view key,
       double old_score;
       std::string_view stored;
     };
-    std::vector<Step> steps;
+    // A member given twice is found among the steps so far: by a scan for
+    // a few pairs (no allocation: most ZADDs have one), by a map for more.
+    constexpr size_t kScanPairs = 16;
+    absl::InlinedVector<Step, 2> steps;
     absl::flat_hash_map<std::string_view, size_t> step_of;
+    const bool scan = pairs.size() <= kScanPairs;
+    auto find_step = [&](std::string_view m) -> Step* {
+      if (scan) {
+        for (Step& st : steps) {
+          if (st.member == m) return &st;
+        }
+        return nullptr;
+      }
+      auto si = step_of.find(m);
+      return si == step_of.end() ? nullptr : &steps[si->second];
+    };
+    auto add_step = [&](const Step& st) {
+      if (!scan) step_of.emplace(st.member, steps.size());
+      steps.push_back(st);
+    };
     int64_t added = 0, updated = 0;
     bool processed = false;
     double last = 0;
     for (const auto& [sc, m] : pairs) {
-      auto si = step_of.find(m);
-      Step* step = si == step_of.end() ? nullptr : &steps[si->second];
+      Step* step = find_step(m);
       bool present = step != nullptr;
       double cur = present ? step->score : 0;
       std::string_view stored;
@@ -422,8 +440,7 @@ Status Store::Impl::ZAdd(std::string_view key,
         if (next == cur) continue;
         ++updated;
         if (step == nullptr) {
-          step_of.emplace(m, steps.size());
-          steps.push_back(Step{m, next, true, cur, stored});
+          add_step(Step{m, next, true, cur, stored});
         } else {
           step->score = next;
         }
@@ -432,8 +449,7 @@ Status Store::Impl::ZAdd(std::string_view key,
         ++added;
         processed = true;
         last = Canonical(sc);
-        step_of.emplace(m, steps.size());
-        steps.push_back(Step{m, last, false, 0, {}});
+        add_step(Step{m, last, false, 0, {}});
       }
     }
     *count = (flags & Store::kZAddCh) != 0 ? added + updated : added;

@@ -38,6 +38,28 @@ constexpr std::string_view kNotPositive = "ERR value is out of range, must be po
 // underflow to zero, no NaN.
 bool ParseScore(const std::string& s, double* out) {
   if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return false;
+  // The common case first: an integer of at most 15 digits is exact in a
+  // double, so it is what strtod would give without strtod's cost (a
+  // twelfth of a ZADD's instructions in a callgrind profile).  "-0" stays
+  // -0 as strtod has it.
+  {
+    const bool minus = s[0] == '-';
+    const size_t digits = s.size() - (minus ? 1 : 0);
+    if (digits >= 1 && digits <= 15) {
+      int64_t v = 0;
+      size_t i = minus ? 1 : 0;
+      for (; i < s.size(); ++i) {
+        const unsigned d = static_cast<unsigned char>(s[i]) - static_cast<unsigned>('0');
+        if (d > 9) break;
+        v = v * 10 + d;
+      }
+      if (i == s.size()) {
+        const double d = static_cast<double>(v);
+        *out = minus ? -d : d;
+        return true;
+      }
+    }
+  }
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
