@@ -312,6 +312,9 @@ void CmdFunctionList(Ctx& c) {
   c.w.ArrayHeader(0);
 }
 
+// FUNCTION DELETE name: there is no library to delete.
+void CmdFunctionDelete(Ctx& c) { c.w.Error("ERR Library not found"); }
+
 void CmdFunctionUnsupported(Ctx& c) {
   c.w.Error("ERR ephpm does not implement Redis functions (FUNCTION " +
             std::string(CStr(c.argv[1], 64)) + "); use EVAL/EVALSHA");

@@ -137,7 +137,7 @@ const Command kCommands[] = {
     {"function|list", -2, 0, 0, 0, 0, "@slow @scripting", CmdFunctionList},
     {"function|load", -3, kWrite | kDenyOom, 0, 0, 0, "@write @slow @scripting",
      CmdFunctionUnsupported},
-    {"function|delete", 3, kWrite, 0, 0, 0, "@write @slow @scripting", CmdFunctionUnsupported},
+    {"function|delete", 3, kWrite, 0, 0, 0, "@write @slow @scripting", CmdFunctionDelete},
     {"function|dump", 2, 0, 0, 0, 0, "@slow @scripting", CmdFunctionUnsupported},
     {"function|restore", -3, kWrite | kDenyOom, 0, 0, 0, "@write @slow @scripting",
      CmdFunctionUnsupported},

@@ -216,6 +216,7 @@ void CmdConfigRewrite(Ctx& c);
 void CmdConfigHelp(Ctx& c);
 void CmdFunctionFlush(Ctx& c);
 void CmdFunctionList(Ctx& c);
+void CmdFunctionDelete(Ctx& c);
 void CmdFunctionUnsupported(Ctx& c);
 void CmdRename(Ctx& c);
 void CmdRenameNx(Ctx& c);
