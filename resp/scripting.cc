@@ -1251,8 +1251,15 @@ void Scripting::Eval(cmd::Ctx& c, bool by_sha, bool read_only) {
   }
   std::vector<std::string_view> keys(c.argv.begin() + 3, c.argv.begin() + 3 + numkeys);
   if (!keys.empty()) {
-    if (Replicator* r = c.store->options().replicator; r != nullptr && !r->SameOwner(keys)) {
-      return c.w.Error(cmd::kCrossSlot);
+    if (Replicator* r = c.store->options().replicator; r != nullptr) {
+      if (!r->SameOwner(keys)) return c.w.Error(cmd::kCrossSlot);
+      // As a transaction: a script decides on the owner's data, never on a
+      // member's copy (a lock release read here and deleted there would
+      // not be one step).
+      const std::string owner = r->RemoteOwner(keys.front());
+      if (!owner.empty()) {
+        return c.w.Error("ERR a script runs on the owner of its keys: send it to " + owner);
+      }
     }
   }
 

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "ephpm/replicator.h"
 #include "resp/commands.h"
 #include "resp/scripting.h"
 #include "resp_server_util.h"
@@ -601,4 +602,49 @@ TEST_CASE("script: stopping the server ends the runaway scripts that have not wr
   std::string v;
   CHECK(f.store->Get("kb", &v) == ephpm::Status::kOk);
   CHECK(v == "1");
+}
+
+namespace {
+
+// Keys starting with the same letter share an owner; keys starting with 'r'
+// are owned by another node.
+class LetterOwners : public ephpm::Replicator {
+ public:
+  bool SameOwner(const std::vector<std::string_view>& keys) override {
+    for (std::string_view k : keys) {
+      if (k.empty() || keys.front().empty() || k[0] != keys.front()[0]) return false;
+    }
+    return true;
+  }
+  std::string RemoteOwner(std::string_view key) override {
+    return !key.empty() && key[0] == 'r' ? "10.0.0.2:7000" : "";
+  }
+};
+
+}  // namespace
+
+TEST_CASE("script: in a cluster a script runs on its keys' owner only", "[script]") {
+  LetterOwners owners;
+  StoreOptions so;
+  so.replicator = &owners;
+  Fixture f({}, so);
+  Client c(f.port());
+  const std::string release =
+      "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end "
+      "return 0";
+  CHECK(c.Call({"EVAL", "return redis.call('set', KEYS[1], 'v')", "2", "a1", "b1"}) ==
+        Err("CROSSSLOT Keys in request don't hash to the same slot"));
+  CHECK(c.Call({"EXISTS", "a1"}) == Int(0));
+  // A key another node decides is not read or written from this node's copy.
+  CHECK(c.Call({"EVAL", release, "1", "r1", "token"}) ==
+        Err("ERR a script runs on the owner of its keys: send it to 10.0.0.2:7000"));
+  const std::string sha = c.Call({"SCRIPT", "LOAD", release}).substr(5, 40);
+  CHECK(c.Call({"EVALSHA", sha, "1", "r1", "token"}) ==
+        Err("ERR a script runs on the owner of its keys: send it to 10.0.0.2:7000"));
+  CHECK(c.Call({"EVAL_RO", "return redis.call('get', KEYS[1])", "1", "r1"}) ==
+        Err("ERR a script runs on the owner of its keys: send it to 10.0.0.2:7000"));
+  // Keys this node owns run here.
+  CHECK(c.Call({"SET", "a1", "token"}) == kOk);
+  CHECK(c.Call({"EVAL", release, "2", "a1", "a2", "token"}) == Int(1));
+  CHECK(c.Call({"EVALSHA", sha, "1", "a1", "token"}) == Int(0));
 }
