@@ -130,6 +130,7 @@ struct Source {
       for (const std::string* m : set->order) fn(std::string_view(*m), 1.0);
     }
   }
+  size_t Size() const { return z != nullptr ? z->scores.size() : set != nullptr ? set->size() : 0; }
 };
 
 // The source a live entry makes: kWrongType unless a sorted set or a set.
@@ -150,42 +151,51 @@ void CombineSources(const std::vector<Source>& sources, const std::vector<double
                     Store::ZAggregate aggregate, Store::ZStoreOp op,
                     absl::flat_hash_map<std::string_view, double>* result) {
   auto weight = [&](size_t i) { return weights.empty() ? 1.0 : weights[i]; };
-  // A weighted score; 0 * inf is NaN, which Redis makes 0.
-  auto weighted = [&](size_t i, double sc) {
-    const double v = weight(i) * sc;
-    return std::isnan(v) ? 0.0 : v;
-  };
   auto combine = [&](double* acc, double v) {
     switch (aggregate) {
       case Store::ZAggregate::kSum:
         *acc += v;
         if (std::isnan(*acc)) *acc = 0;  // inf + -inf, as Redis
         break;
-      case Store::ZAggregate::kMin: *acc = std::min(*acc, v); break;
-      case Store::ZAggregate::kMax: *acc = std::max(*acc, v); break;
+      // A NaN v leaves acc as it is (Redis's `v < acc ? v : acc`).
+      case Store::ZAggregate::kMin: *acc = v < *acc ? v : *acc; break;
+      case Store::ZAggregate::kMax: *acc = v > *acc ? v : *acc; break;
     }
   };
+  // Redis combines a union's and an intersection's inputs smallest first
+  // (its qsort by cardinality, a stable merge sort in glibc); with
+  // infinities the order changes the sums, and the first input is the one
+  // whose 0 * inf counts as 0.
+  std::vector<size_t> by_size(sources.size());
+  std::iota(by_size.begin(), by_size.end(), 0);
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](size_t a, size_t b) { return sources[a].Size() < sources[b].Size(); });
   switch (op) {
     case Store::ZStoreOp::kUnion:
-      for (size_t i = 0; i < sources.size(); ++i) {
+      for (size_t i : by_size) {
         sources[i].ForEach([&](std::string_view m, double sc) {
-          const double v = weighted(i, sc);
+          double v = weight(i) * sc;
+          if (std::isnan(v)) v = 0;  // 0 * inf, as Redis
           auto [r, inserted] = result->try_emplace(m, v);
           if (!inserted) combine(&r->second, v);
         });
       }
       break;
-    case Store::ZStoreOp::kInter:
-      sources[0].ForEach([&](std::string_view m, double sc) {
-        double acc = weighted(0, sc);
-        for (size_t i = 1; i < sources.size(); ++i) {
+    case Store::ZStoreOp::kInter: {
+      const size_t first = by_size[0];
+      sources[first].ForEach([&](std::string_view m, double sc) {
+        double acc = weight(first) * sc;
+        if (std::isnan(acc)) acc = 0;  // only the first input's, as Redis
+        for (size_t k = 1; k < by_size.size(); ++k) {
+          const size_t i = by_size[k];
           double other = 0;
           if (!sources[i].Find(m, &other)) return;
-          combine(&acc, weighted(i, other));
+          combine(&acc, weight(i) * other);
         }
         result->emplace(m, acc);
       });
       break;
+    }
     case Store::ZStoreOp::kDiff:
       sources[0].ForEach([&](std::string_view m, double sc) {
         double unused = 0;
