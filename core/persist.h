@@ -43,8 +43,17 @@ namespace persist {
 // Appends m's record (version is not recorded) to *out.
 void EncodeRecord(const Mutation& m, std::string* out);
 
+// Records that must load all or none (an EXEC's, a script's, SWAPDB's, a
+// RENAME's: whatever one thread logged under one set of shard locks) are a
+// group: a header record (kind byte kGroupKind, no key or value, its
+// original_size the byte length of the group's records) followed by them.
+// A group cut short at the end of the last log is a torn tail as a whole.
+inline constexpr uint8_t kGroupKind = 0xFF;
+void EncodeGroupHeader(uint64_t records_bytes, std::string* out);
+
 enum class Decoded {
   kOk,       // *m holds the record (its views point into `in`), *consumed its size
+  kGroup,    // a group's header: m->original_size bytes of records follow
   kTorn,     // `in` ends inside the record (a header or body cut short)
   kCorrupt,  // a check failed, or an impossible kind / type / length
 };
@@ -121,6 +130,12 @@ class Engine {
   // (at most a wake-up of the writer when the buffer passes its high mark).
   // Returns the record's sequence number (increasing).
   uint64_t Append(const Mutation& m);
+  // Appends `count` records encoded back to back (EncodeRecord) as one
+  // group, contiguous in the log (no other record, rewrite switch or
+  // write(2) boundary that a load could stop at between them counts: a load
+  // takes the whole group or none of it).  One record needs no group.
+  // Returns the last sequence number, 0 when count is 0.
+  uint64_t AppendGroup(std::string_view records, size_t count);
 
   // With fsync=always: blocks until the record numbered `seq` has been
   // written and fsynced (one fsync answers every waiter it covers).  With

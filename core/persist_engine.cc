@@ -347,6 +347,26 @@ uint64_t Engine::Append(const Mutation& m) {
   return seq;
 }
 
+uint64_t Engine::AppendGroup(std::string_view records, size_t count) {
+  if (count == 0) return 0;
+  State& s = *state_;
+  std::string header;
+  if (count > 1) EncodeGroupHeader(records.size(), &header);
+  uint64_t seq;
+  bool wake = false;
+  {
+    MutexLock l(&s.mu);
+    const size_t before = s.buf.size();
+    s.buf.append(header);
+    s.buf.append(records);
+    s.next_seq += count;
+    seq = s.next_seq;
+    if (before < kHighMark && s.buf.size() >= kHighMark) wake = s.wake = true;
+  }
+  if (wake) s.writer_cv.notify_one();
+  return seq;
+}
+
 Status Engine::WaitDurable(uint64_t seq) {
   State& s = *state_;
   if (seq == 0 || s.options.persistence.fsync != FsyncPolicy::kAlways) return Status::kOk;

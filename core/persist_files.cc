@@ -13,6 +13,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 namespace ephpm {
 namespace persist {
@@ -223,26 +224,58 @@ bool ReplayLog(const std::string& dir, const std::string& name, bool tail_ok, bo
   } else {
     if (!CheckHeader(data, FileKind::kLog, path, error)) return false;
     off = kFileHeaderSize;
+    std::vector<Mutation> group;
     while (off < data.size()) {
       Mutation m{};
       size_t used = 0;
-      const Decoded d = DecodeRecord(data.substr(off), &m, &used);
+      Decoded d = DecodeRecord(data.substr(off), &m, &used);
       if (d == Decoded::kOk) {
         apply(m);
         ++stats->log_records;
         off += used;
         continue;
       }
+      // Where the failure is: the record at `off`, or one inside a group
+      // (the group is then dropped or refused as a whole, from `off`).
+      size_t failed_at = off;
+      if (d == Decoded::kGroup) {
+        const uint64_t len = m.original_size;
+        const size_t start = off + used;
+        group.clear();
+        if (len > data.size() - start) {
+          d = Decoded::kTorn;  // the group's records did not all reach the file
+        } else {
+          const std::string_view records = data.substr(start, len);
+          size_t at = 0;
+          while (at < records.size()) {
+            Mutation r{};
+            size_t n = 0;
+            d = DecodeRecord(records.substr(at), &r, &n);
+            if (d != Decoded::kOk) break;
+            group.push_back(r);
+            at += n;
+          }
+          if (at == records.size()) {
+            for (const Mutation& r : group) apply(r);
+            stats->log_records += group.size();
+            off = start + len;
+            continue;
+          }
+          // A record that does not fit its group is damage, whatever it says.
+          failed_at = start + at;
+          if (d == Decoded::kTorn || d == Decoded::kGroup) d = Decoded::kCorrupt;
+        }
+      }
       // A tear leaves a record cut short, or (power loss) a block of
       // zeros, or a record whose last bytes never reached the disk: a
       // damaged record followed by nothing but zeros.
       uint64_t size = 0;
-      const std::string_view rest = data.substr(off);
+      const std::string_view rest = data.substr(failed_at);
       const bool tail =
           d == Decoded::kTorn || AllZero(rest) ||
           (RecordSize(rest, &size) && size <= rest.size() && AllZero(rest.substr(size)));
       if (!tail) {
-        *error = path + ": corrupt record at offset " + std::to_string(off);
+        *error = path + ": corrupt record at offset " + std::to_string(failed_at);
         return false;
       }
       if (!tail_ok) {

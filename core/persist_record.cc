@@ -97,6 +97,22 @@ void EncodeRecord(const Mutation& m, std::string* out) {
   PutLe(XXH3_64bits(out->data() + body_start, body), 8, out);
 }
 
+void EncodeGroupHeader(uint64_t records_bytes, std::string* out) {
+  const size_t start = out->size();
+  PutLe(kFixedBody, 4, out);
+  PutLe(LengthCheck(out->data() + start), 4, out);
+  const size_t body_start = out->size();
+  out->push_back(static_cast<char>(kGroupKind));
+  out->push_back(0);         // type
+  out->push_back(0);         // flags
+  PutLe(0, 8, out);          // expires_at_ms
+  PutLe(records_bytes, 8, out);
+  PutLe(0, 8, out);          // stamp
+  PutLe(0, 8, out);
+  PutLe(0, 4, out);          // key length
+  PutLe(XXH3_64bits(out->data() + body_start, kFixedBody), 8, out);
+}
+
 bool RecordSize(std::string_view in, uint64_t* size) {
   if (in.size() < kHeader) return false;
   if (static_cast<uint32_t>(GetLe(in.data() + 4, 4)) != LengthCheck(in.data())) return false;
@@ -117,6 +133,13 @@ Decoded DecodeRecord(std::string_view in, Mutation* m, size_t* consumed) {
   const uint8_t type = static_cast<uint8_t>(b[1]);
   const uint8_t flags = static_cast<uint8_t>(b[2]);
   const uint64_t key_len = GetLe(b + 35, 4);
+  if (kind == kGroupKind) {
+    if (type != 0 || flags != 0 || body != kFixedBody || key_len != 0) return Decoded::kCorrupt;
+    *m = Mutation{};
+    m->original_size = GetLe(b + 11, 8);
+    *consumed = kHeader + body + kTrailer;
+    return Decoded::kGroup;
+  }
   const uint64_t fence_len =
       ((flags & kFlagFence) != 0 ? 8 : 0) + ((flags & kFlagDb) != 0 ? 4 : 0);
   if (kind < 1 || kind > static_cast<uint8_t>(Mutation::Kind::kFenceMark) + 1 ||

@@ -4,6 +4,7 @@
 // check behind `ephpm --check-data`.  The files themselves are the engine's
 // (persist.h).
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -45,10 +46,60 @@ struct Copied {
   uint64_t fence = 0;
 };
 
+// This thread's open log group (Store::Impl::OpenLogGroup).
+struct OpenGroup {
+  const void* impl = nullptr;  // the Store::Impl, null: none open
+  int depth = 0;                      // scopes open; only the outermost counts
+  std::vector<size_t> held;           // shard indices, sorted
+  std::string records;                // encoded, back to back
+  size_t count = 0;
+};
+thread_local OpenGroup tl_group;
+
 }  // namespace
+
+void Store::Impl::OpenLogGroup(std::vector<size_t> held) const {
+  OpenGroup& g = tl_group;
+  if (g.depth++ > 0) return;  // nested (a lock helper inside a section)
+  if (engine_ == nullptr) return;
+  g.impl = this;
+  g.held = std::move(held);
+  std::sort(g.held.begin(), g.held.end());
+}
+
+void Store::Impl::CloseLogGroup() const {
+  OpenGroup& g = tl_group;
+  if (--g.depth > 0 || g.impl != this) return;
+  g.impl = nullptr;
+  if (g.count == 0) return;
+  LastAppend& last = tl_last_append;
+  if (last.engine != engine_.get()) last = LastAppend{engine_.get(), 0, 0};
+  last.seq = engine_->AppendGroup(g.records, g.count);
+  g.count = 0;
+  g.records.clear();
+  if (g.records.capacity() > (1u << 20)) std::string().swap(g.records);
+}
 
 void Store::Impl::LogLocked(const Mutation& m) {
   if (engine_ == nullptr) return;
+  OpenGroup& g = tl_group;
+  if (g.impl == this && m.kind != Mutation::Kind::kFenceMark) {
+    // Kept for the group when the group holds the record's shard(s).
+    bool held = true;
+    if (m.kind == Mutation::Kind::kFlush) {
+      const size_t per_db = shard_mask_ + 1;
+      for (size_t i = 0; i < per_db && held; ++i) {
+        held = std::binary_search(g.held.begin(), g.held.end(), m.db * per_db + i);
+      }
+    } else {
+      held = std::binary_search(g.held.begin(), g.held.end(), ShardIndex(m.db, m.key));
+    }
+    if (held) {
+      persist::EncodeRecord(m, &g.records);
+      ++g.count;
+      return;
+    }
+  }
   LastAppend& last = tl_last_append;
   if (last.engine != engine_.get()) last = LastAppend{engine_.get(), 0, 0};
   last.seq = engine_->Append(m);

@@ -26,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -101,6 +102,27 @@ class Store::Impl {
   // thread's WaitDurable.  Called under the lock(s) of m's key, or of every
   // shard for a flush, so that the log has each key's changes in order.
   void LogLocked(const Mutation& m);
+  // A log group (persist.h): while the outermost scope on this thread is
+  // open, the records it logs for the shards it holds (indices into
+  // shards_, sorted) are kept and appended together when it closes, which
+  // is before those locks are released (so every key's records stay in the
+  // order of its changes).  Records for other shards go to the log at once.
+  // A crash then loads all of a multi-key change or none of it.  Opened by
+  // MultiLock, PairWrite and atomic sections.
+  void OpenLogGroup(std::vector<size_t> held) const;
+  void CloseLogGroup() const;
+  class LogGroup {
+   public:
+    LogGroup(const Impl* impl, std::vector<size_t> held) : impl_(impl) {
+      impl_->OpenLogGroup(std::move(held));
+    }
+    ~LogGroup() { impl_->CloseLogGroup(); }
+    LogGroup(const LogGroup&) = delete;
+    LogGroup& operator=(const LogGroup&) = delete;
+
+   private:
+    const Impl* const impl_;
+  };
   // Logs the removal of `key` by this node alone (eviction, a forgotten
   // tentative write), which the replicator is not told of.
   void LogRemovalLocked(const Shard& s, std::string_view key) {
@@ -512,8 +534,12 @@ class Store::Impl {
       if (impl->IndexOf(a) > impl->IndexOf(b)) std::swap(first_, second_);
       first_->mu.Lock();
       if (second_ != first_) second_->mu.Lock();
+      if (impl->engine_ != nullptr) {
+        group_.emplace(impl, std::vector<size_t>{impl->IndexOf(first_), impl->IndexOf(second_)});
+      }
     }
     ~PairWrite() ABSL_UNLOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      group_.reset();  // its records reach the log before the locks go
       if (second_ != first_) second_->mu.Unlock();
       first_->mu.Unlock();
       if (changed_a) Notify(*a_);
@@ -530,6 +556,7 @@ class Store::Impl {
     Shard* const b_;
     Shard* first_;
     Shard* second_;
+    std::optional<LogGroup> group_;
   };
 
   // The skeleton of a write to one key: runs fn(s, now, &changed, shortfall)
@@ -832,8 +859,15 @@ class Store::Impl {
       });
       shards_.erase(std::unique(shards_.begin(), shards_.end()), shards_.end());
       for (Shard* s : shards_) s->mu.Lock();
+      if (impl->engine_ != nullptr) {
+        std::vector<size_t> held;
+        held.reserve(shards_.size());
+        for (const Shard* s : shards_) held.push_back(impl->IndexOf(s));
+        group_.emplace(impl, std::move(held));
+      }
     }
     ~MultiLock() ABSL_UNLOCK_FUNCTION() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      group_.reset();  // its records reach the log before the locks go
       for (auto it = shards_.rbegin(); it != shards_.rend(); ++it) (*it)->mu.Unlock();
     }
     MultiLock(const MultiLock&) = delete;
@@ -841,6 +875,7 @@ class Store::Impl {
 
    private:
     std::vector<Shard*> shards_;
+    std::optional<LogGroup> group_;
   };
 
   // MSET/MSETNX with every involved shard locked (by MultiLock, which the

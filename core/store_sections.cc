@@ -2,6 +2,7 @@
 // RESP transactions (MULTI/EXEC) and scripts (EVAL) are built on.
 
 #include <algorithm>
+#include <optional>
 
 #include "store_impl.h"
 
@@ -53,6 +54,9 @@ Status Store::Impl::AtomicallyIn(const std::vector<std::pair<uint32_t, std::stri
   for (size_t i : idx) shards_[i].mu.RawLock();
   End end{this, idx};
   section::held = &held;
+  // Closed before `end` unlocks: the section's records are one group.
+  std::optional<LogGroup> group;
+  if (engine_ != nullptr) group.emplace(this, idx);
   fn();
   return Status::kOk;
 }

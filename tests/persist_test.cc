@@ -38,6 +38,7 @@ using ephpm::ValueType;
 using ephpm::persist::Decoded;
 using ephpm::persist::DecodeRecord;
 using ephpm::persist::EncodeRecord;
+using ephpm::persist::EncodeGroupHeader;
 using ephpm::persist::Engine;
 using ephpm::persist::Load;
 using ephpm::persist::LoadStats;
@@ -532,6 +533,137 @@ TEST_CASE("a flipped byte anywhere in a record is corrupt", "[persist][codec]") 
 }
 
 // --- loading -------------------------------------------------------------------
+
+// --- groups: records that load all or none ------------------------------------
+
+// Writes key0 = a as one record, then a group of three records (key0 = b,
+// key1 = c, key2 deleted after being set ... in the group), then key9 = z
+// when `after`.  Returns {group header offset, offset of each group record,
+// group end}.
+std::vector<uint64_t> WriteGroup(const std::string& dir, bool after, Model* model) {
+  std::vector<uint64_t> at;
+  auto engine = OpenEngine(OptionsFor(dir));
+  const Mutation first = MakeSet("key0", "a");
+  engine->Append(first);
+  Apply(model, first);
+  std::string one;
+  EncodeRecord(first, &one);
+  uint64_t off = 12 + one.size();
+  at.push_back(off);
+  const std::vector<Mutation> group = {MakeSet("key0", "b"), MakeSet("key1", "c"),
+                                       MakeOther(Mutation::Kind::kDelete, "key0")};
+  std::string records;
+  std::vector<uint64_t> inside;
+  for (const Mutation& m : group) {
+    inside.push_back(records.size());
+    EncodeRecord(m, &records);
+    Apply(model, m);
+  }
+  std::string header;
+  EncodeGroupHeader(records.size(), &header);
+  for (uint64_t i : inside) at.push_back(off + header.size() + i);
+  engine->AppendGroup(records, group.size());
+  at.push_back(off + header.size() + records.size());
+  if (after) {
+    const Mutation last = MakeSet("key9", "z");
+    engine->Append(last);
+    Apply(model, last);
+  }
+  return at;
+}
+
+TEST_CASE("a group's header decodes to its length, and is refused where a record must be",
+          "[persist][codec]") {
+  std::string h;
+  EncodeGroupHeader(12345, &h);
+  Mutation m{};
+  size_t used = 0;
+  REQUIRE(DecodeRecord(h, &m, &used) == Decoded::kGroup);
+  CHECK(m.original_size == 12345);
+  CHECK(used == h.size());
+  for (size_t cut = 0; cut < h.size(); ++cut) {
+    CHECK(DecodeRecord(std::string_view(h).substr(0, cut), &m, &used) == Decoded::kTorn);
+  }
+  for (size_t i = 8; i < h.size(); ++i) {
+    std::string bad = h;
+    bad[i] ^= 0x01;
+    INFO("byte " << i);
+    CHECK(DecodeRecord(bad, &m, &used) == Decoded::kCorrupt);
+  }
+}
+
+TEST_CASE("a whole group loads, one cut anywhere inside it loads none of it", "[persist][load]") {
+  TempDir pristine;
+  Model whole;
+  const std::vector<uint64_t> at = WriteGroup(pristine.path(), /*after=*/false, &whole);
+  const std::string log = OnlyLog(pristine.path());
+  REQUIRE(fs::file_size(pristine / log) == at.back());
+  const Loaded all = LoadDir(pristine.path(), false);
+  REQUIRE(all.ok);
+  CHECK(all.model == whole);
+  CHECK(all.records == 4);
+  CHECK(all.stats.torn_bytes == 0);
+
+  Model before;  // only the record before the group
+  Apply(&before, MakeSet("key0", "a"));
+  for (uint64_t cut = at.front() + 1; cut < at.back(); ++cut) {
+    INFO("log cut at " << cut);
+    TempDir copy;
+    CopyDataDir(pristine.path(), copy.path());
+    fs::resize_file(copy / log, cut);
+    CaptureStderr err;
+    const Loaded l = LoadDir(copy.path(), true);
+    REQUIRE(l.ok);
+    CHECK(l.model == before);  // never key0 = b without key1 = c, nor the reverse
+    CHECK(l.stats.torn_offset == at.front());
+    CHECK(fs::file_size(copy / log) == at.front());
+  }
+  // Zeros where the group's last record should be (a power loss): the
+  // group is a torn tail too.
+  TempDir zeroed;
+  CopyDataDir(pristine.path(), zeroed.path());
+  std::string data = ReadFile(zeroed / log);
+  std::fill(data.begin() + static_cast<std::ptrdiff_t>(at[3]), data.end(), '\0');
+  WriteFile(zeroed / log, data);
+  const Loaded z = LoadDir(zeroed.path(), false);
+  REQUIRE(z.ok);
+  CHECK(z.model == before);
+  CHECK(z.stats.torn_offset == at.front());
+}
+
+TEST_CASE("damage inside a group with records after it is refused, naming the record",
+          "[persist][load]") {
+  TempDir dir;
+  Model model;
+  const std::vector<uint64_t> at = WriteGroup(dir.path(), /*after=*/true, &model);
+  const std::string log = OnlyLog(dir.path());
+  REQUIRE(LoadDir(dir.path(), false).model == model);
+  std::string data = ReadFile(dir / log);
+  data[at[2] + 20] ^= 0x10;  // the group's second record's body
+  WriteFile(dir / log, data);
+  const Loaded l = LoadDir(dir.path(), true);
+  CHECK_FALSE(l.ok);
+  CHECK(l.error == (dir / log) + ": corrupt record at offset " + std::to_string(at[2]));
+  CHECK(ReadFile(dir / log) == data);  // nothing cut
+}
+
+TEST_CASE("a group whose length overruns its records is refused when more follows",
+          "[persist][load]") {
+  TempDir dir;
+  Model model;
+  const std::vector<uint64_t> at = WriteGroup(dir.path(), /*after=*/true, &model);
+  const std::string log = OnlyLog(dir.path());
+  std::string data = ReadFile(dir / log);
+  // Rewrite the header to claim 8 bytes fewer than its records: the last
+  // record then does not fit the group.
+  std::string header;
+  EncodeGroupHeader(at.back() - at[1] - 8, &header);
+  data.replace(at.front(), header.size(), header);
+  WriteFile(dir / log, data);
+  const Loaded l = LoadDir(dir.path(), false);
+  CHECK_FALSE(l.ok);
+  CHECK(l.error == (dir / log) + ": corrupt record at offset " + std::to_string(at[3]));
+}
 
 TEST_CASE("a data dir without a MANIFEST loads nothing", "[persist][load]") {
   TempDir dir;

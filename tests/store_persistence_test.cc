@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -523,6 +524,143 @@ TEST_CASE("persistence: databases beyond 0 are counted by --check-data, and a st
   Store::DatabaseScope scope(*s, 20);
   CHECK(s->Get("twenty", &v) == Status::kOk);
   CHECK(s->DbSize() == 1);
+}
+
+namespace {
+
+// The log a store appends to: the newest log.N of the dir.
+std::string NewestLog(const std::string& dir) {
+  std::string newest;
+  uint64_t best = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename();
+    if (name.rfind("log.", 0) != 0) continue;
+    const uint64_t n = std::stoull(name.substr(4));
+    if (newest.empty() || n > best) {
+      newest = e.path();
+      best = n;
+    }
+  }
+  return newest;
+}
+
+// Runs `change` (one multi-key operation) last on a store over a fresh dir
+// prepared by `setup`, then for cuts of the log inside the change's records
+// (as a crash while they were being written leaves it) checks that a
+// restart shows the state before the change, all of it; and without a cut,
+// the state after.
+void CheckCrashAtomic(const std::function<void(Store&)>& setup,
+                      const std::function<void(Store&)>& change, const StoreOptions& base) {
+  TempDir dir;
+  ManualClock clock;
+  StoreOptions o = base;
+  o.shards = 8;
+  o.clock = &clock;
+  o.sweep_interval_ms = 0;
+  o.persistence.data_dir = dir.path;
+  std::map<std::string, std::string> before, after;
+  auto dump_all = [&](const Store& s) {
+    std::string all;
+    for (uint32_t db = 0; db < s.options().databases; ++db) {
+      Store::DatabaseScope scope(s, db);
+      for (const auto& [k, v] : DumpMap(s)) all += std::to_string(db) + ":" + k + "=" + v + "\n";
+    }
+    return all;
+  };
+  std::string text_before, text_after, log;
+  uint64_t start = 0, end = 0;
+  {
+    auto s = Open(o);
+    setup(*s);
+    text_before = dump_all(*s);
+    s.reset();  // everything written
+    s = Open(o);  // a start opens a new log: the change's records are all of it
+    log = NewestLog(dir.path);
+    start = fs::file_size(log);
+    change(*s);
+    text_after = dump_all(*s);
+  }
+  end = fs::file_size(log);
+  REQUIRE(end > start);
+  REQUIRE(text_after != text_before);
+  const std::string pristine = dir.Sub("pristine");
+  fs::create_directory(pristine);
+  for (const auto& e : fs::directory_iterator(dir.path)) {
+    if (e.is_regular_file() && e.path().filename() != "LOCK") {
+      fs::copy_file(e.path(), pristine + "/" + e.path().filename().string());
+    }
+  }
+  for (uint64_t cut : {start + 1, (start + end) / 2, end - 1, end}) {
+    INFO("log cut at " << cut << " (the change's records are " << start << ".." << end << ")");
+    for (const auto& e : fs::directory_iterator(pristine)) {
+      fs::copy_file(e.path(), dir.path + "/" + e.path().filename().string(),
+                    fs::copy_options::overwrite_existing);
+    }
+    fs::resize_file(log, cut);
+    auto s = Open(o);
+    CHECK(dump_all(*s) == (cut == end ? text_after : text_before));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("persistence: a crash while a multi-key change is logged loads all of it or none",
+          "[persistence]") {
+  StoreOptions o;
+  SECTION("an atomic section (EXEC, EVAL) over keys of several shards") {
+    CheckCrashAtomic(
+        [](Store& s) {
+          for (int i = 0; i < 6; ++i) REQUIRE(s.Set("k" + std::to_string(i), "old") == Status::kOk);
+        },
+        [](Store& s) {
+          std::vector<std::string> names;
+          for (int i = 0; i < 6; ++i) names.push_back("k" + std::to_string(i));
+          std::vector<std::string_view> keys(names.begin(), names.end());
+          REQUIRE(s.Atomically(keys, false, [&] {
+            for (const auto& k : names) REQUIRE(s.Set(k, "new") == Status::kOk);
+            int64_t removed = 0;
+            REQUIRE(s.Del(names[0], &removed) == Status::kOk);
+          }) == Status::kOk);
+        },
+        o);
+  }
+  SECTION("SWAPDB") {
+    CheckCrashAtomic(
+        [](Store& s) {
+          for (int i = 0; i < 5; ++i) REQUIRE(s.Set("a" + std::to_string(i), "db0") == Status::kOk);
+          Store::DatabaseScope scope(s, 1);
+          for (int i = 0; i < 3; ++i) REQUIRE(s.Set("b" + std::to_string(i), "db1") == Status::kOk);
+        },
+        [](Store& s) { REQUIRE(s.SwapDb(0, 1) == Status::kOk); }, o);
+  }
+  SECTION("RENAME across shards") {
+    CheckCrashAtomic([](Store& s) { REQUIRE(s.Set("src", "value") == Status::kOk); },
+                     [](Store& s) {
+                       bool renamed = false;
+                       REQUIRE(s.Rename("src", "dst-of-another-shard", false, &renamed) ==
+                               Status::kOk);
+                       REQUIRE(renamed);
+                     },
+                     o);
+  }
+  SECTION("FLUSHALL inside a section of every database") {
+    CheckCrashAtomic(
+        [](Store& s) {
+          REQUIRE(s.Set("x", "1") == Status::kOk);
+          Store::DatabaseScope scope(s, 2);
+          REQUIRE(s.Set("y", "2") == Status::kOk);
+        },
+        [](Store& s) {
+          std::vector<uint32_t> every(s.options().databases);
+          for (uint32_t d = 0; d < every.size(); ++d) every[d] = d;
+          REQUIRE(s.AtomicallyIn({}, every, [&] {
+            REQUIRE(s.Set("z", "3") == Status::kOk);
+            REQUIRE(s.FlushEveryDatabase() == Status::kOk);
+            REQUIRE(s.Set("w", "4") == Status::kOk);
+          }) == Status::kOk);
+        },
+        o);
+  }
 }
 
 TEST_CASE("persistence: writes are refused while the disk is full, and resume",
