@@ -253,24 +253,6 @@ TEST_CASE("EXEC and EVAL racing in-process writers on the same keys are each one
         Bulk(std::to_string(2 * kScripts * 1000 + php_increments.load())));
 }
 
-namespace {
-
-// A cluster's routing, as the transaction sees it: keys starting "a" and
-// "b" have two owners; keys starting "r" are owned by another member.
-class TwoOwners : public ephpm::Replicator {
- public:
-  bool SameOwner(const std::vector<std::string_view>& keys) override {
-    for (std::string_view k : keys) {
-      if (k.empty() || keys.front().empty() || k[0] != keys.front()[0]) return false;
-    }
-    return true;
-  }
-  std::string RemoteOwner(std::string_view key) override {
-    return !key.empty() && key[0] == 'r' ? "10.0.0.2:7000" : "";
-  }
-};
-
-}  // namespace
 
 TEST_CASE("EXEC in a cluster: keys of two owners are CROSSSLOT, a remote owner's are refused",
           "[resp][multi]") {

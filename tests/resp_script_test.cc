@@ -15,7 +15,6 @@
 #include <thread>
 #include <vector>
 
-#include "ephpm/replicator.h"
 #include "resp/commands.h"
 #include "resp/scripting.h"
 #include "resp_server_util.h"
@@ -604,27 +603,9 @@ TEST_CASE("script: stopping the server ends the runaway scripts that have not wr
   CHECK(v == "1");
 }
 
-namespace {
-
-// Keys starting with the same letter share an owner; keys starting with 'r'
-// are owned by another node.
-class LetterOwners : public ephpm::Replicator {
- public:
-  bool SameOwner(const std::vector<std::string_view>& keys) override {
-    for (std::string_view k : keys) {
-      if (k.empty() || keys.front().empty() || k[0] != keys.front()[0]) return false;
-    }
-    return true;
-  }
-  std::string RemoteOwner(std::string_view key) override {
-    return !key.empty() && key[0] == 'r' ? "10.0.0.2:7000" : "";
-  }
-};
-
-}  // namespace
 
 TEST_CASE("script: in a cluster a script runs on its keys' owner only", "[script]") {
-  LetterOwners owners;
+  TwoOwners owners;
   StoreOptions so;
   so.replicator = &owners;
   Fixture f({}, so);

@@ -18,9 +18,11 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ephpm/clock.h"
+#include "ephpm/replicator.h"
 #include "ephpm/store.h"
 #include "resp/server.h"
 
@@ -251,6 +253,22 @@ inline std::string Arity(const std::string& cmd) {
   return Err("ERR wrong number of arguments for '" + cmd + "' command");
 }
 inline std::string ProtoErr(const std::string& what) { return Err("ERR Protocol error: " + what); }
+
+// A cluster's routing as a transaction or a script sees it: keys that start
+// with the same letter have one owner ("a..." and "b..." two owners); keys
+// starting "r" are owned by another member.
+class TwoOwners : public ephpm::Replicator {
+ public:
+  bool SameOwner(const std::vector<std::string_view>& keys) override {
+    for (std::string_view k : keys) {
+      if (k.empty() || keys.front().empty() || k[0] != keys.front()[0]) return false;
+    }
+    return true;
+  }
+  std::string RemoteOwner(std::string_view key) override {
+    return !key.empty() && key[0] == 'r' ? "10.0.0.2:7000" : "";
+  }
+};
 
 }  // namespace resp_server_test
 

@@ -240,11 +240,7 @@ uint64_t MemOf(const std::string& key, const Value& v) {
   }
 }
 
-Members All(Store& s, std::string_view key) {
-  Members out;
-  REQUIRE(s.ZRange(key, Store::ZRangeSpec{}, &out) == Status::kOk);
-  return out;
-}
+Members All(const Store& s, std::string_view key) { return ephpm_test::ZAll(s, key); }
 
 // Compares database `db` of the store with the model: the keys, each key's
 // type, contents and expiry.  Returns the accounted size the model expects.

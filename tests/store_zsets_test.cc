@@ -36,11 +36,7 @@ uint64_t ZMem(std::string_view key, const std::vector<std::string>& members, boo
   return ephpm::ZSetEntryMem(key.size(), elements, ttl);
 }
 
-Members All(Store& s, std::string_view key) {
-  Members out;
-  REQUIRE(s.ZRange(key, Store::ZRangeSpec{}, &out) == Status::kOk);
-  return out;
-}
+Members All(const Store& s, std::string_view key) { return ephpm_test::ZAll(s, key); }
 
 Store::ZRangeSpec ByScore(double min, double max, bool min_ex = false, bool max_ex = false) {
   Store::ZRangeSpec spec;

@@ -35,6 +35,13 @@ inline std::unique_ptr<ephpm::Store> MakeStore(ephpm::StoreOptions o,
 }
 
 // The string at `key`, or "<missing>", or "<wrongtype>" for a hash.
+// The whole sorted set at `key`, by rank (REQUIREd to be readable).
+inline ephpm::Store::ZMembers ZAll(const ephpm::Store& s, std::string_view key) {
+  ephpm::Store::ZMembers out;
+  REQUIRE(s.ZRange(key, ephpm::Store::ZRangeSpec{}, &out) == ephpm::Status::kOk);
+  return out;
+}
+
 inline std::string GetOr(ephpm::Store& s, std::string_view key) {
   std::string v;
   const ephpm::Status st = s.Get(key, &v);
