@@ -56,9 +56,6 @@ inline uint64_t ListElementMem(size_t len) { return kListElementOverhead + len; 
 
 // ---- sets --------------------------------------------------------------------
 
-// Membership in O(1) through `index` (member -> its position in `order`,
-// nodes are stable), and a random member in O(1) through `order` (SPOP,
-// SRANDMEMBER), from which a removal swaps the last pointer into the gap.
 // Makes room for `more` elements at the end of v, growing its capacity
 // geometrically: a reserve of exactly size() + more on every insert would
 // copy the whole vector each time (quadratic over a set's life).
@@ -68,6 +65,9 @@ void ReserveMore(std::vector<T>* v, size_t more) {
   if (need > v->capacity()) v->reserve(std::max(need, 2 * v->capacity()));
 }
 
+// Membership in O(1) through `index` (member -> its position in `order`,
+// nodes are stable), and a random member in O(1) through `order` (SPOP,
+// SRANDMEMBER), from which a removal swaps the last pointer into the gap.
 struct SetValue {
   absl::node_hash_map<std::string, uint32_t, FieldHash, FieldEq> index;
   std::vector<const std::string*> order;

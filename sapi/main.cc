@@ -73,7 +73,8 @@ int main(int argc, char** argv) {
       if (parsed.show_usage) std::fputs(ephpm::kHostUsage, stderr);
       return Fail(parsed.error);
     case ephpm::HostFlagsResult::Action::kCheckData: {
-      const ephpm::CheckDataReport report = ephpm::CheckData(parsed.flags.check_data_dir, parsed.flags.store);
+      const ephpm::CheckDataReport report =
+          ephpm::CheckData(parsed.flags.check_data_dir, parsed.flags.store);
       if (!report.ok) {
         std::fprintf(stderr, "ephpm: %s\n", report.error.c_str());
         return 1;
