@@ -17,6 +17,12 @@ packages=(
   # the frameworks' own suites over phpredis (tests/frameworks/run.sh)
   phpunit php-symfony-lock php-symfony-cache php-cache-integration-tests
   php-laravel-framework
+  # the adapters in php/ (Symfony, Laravel, PSR-16, WordPress) and their
+  # end-to-end runs: WordPress 6.1 with a private MariaDB on the host
+  php-psr-simple-cache wordpress mariadb-server php8.2-mysql php8.2-mbstring
+  php8.2-xml php8.2-apcu
+  # the Composer manifests (scripts/check-packaging.sh)
+  composer
   # Redis's own Tcl units against ephpm (tests/redis-tcl/run.sh)
   tcl8.6
 )
