@@ -23,6 +23,11 @@ const char kHostUsage[] =
     "(ephpm_kv_* functions, session.save_handler=ephpm), optionally over RESP too.\n"
     "\n"
     "  --docroot DIR            serve the PHP application in DIR over HTTP\n"
+    "  --symlinks follow|root   follow (default, as nginx and Apache): a symlink under DIR\n"
+    "                           is served wherever it leads; root: only when it leads\n"
+    "                           inside DIR (else 403).  Either way '..' above DIR is\n"
+    "                           403, and so is a name starting with '.' in the URL or\n"
+    "                           in the path a symlink resolves to\n"
     "  --listen ADDR            HTTP address (default 127.0.0.1:8131; port 0 picks a free\n"
     "                           port; the bound address is printed)\n"
     "  --resp ADDR              also serve the store over RESP2 on ADDR (loopback advised)\n"
@@ -186,6 +191,11 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
     } else if (a == "--docroot") {
       if (!value()) return Error("--docroot needs a directory");
       f.docroot = v;
+    } else if (a == "--symlinks") {
+      if (!value() || (v != "follow" && v != "root")) {
+        return Error("--symlinks must be follow or root");
+      }
+      f.symlinks = v == "follow" ? Symlinks::kFollow : Symlinks::kRoot;
     } else if (a == "--listen") {
       if (!value()) return Error("--listen needs host:port");
       f.listen = v;

@@ -18,6 +18,7 @@
 #include "ephpm/options.h"
 #include "ephpm/persistence.h"
 #include "node.h"
+#include "router.h"
 #include "resp/server.h"
 
 namespace ephpm {
@@ -36,6 +37,7 @@ struct HostFlags {
   resp::RespServerOptions resp;           // max_bulk_len follows store.max_value_size
   bool want_resp = false;                 // --resp given
   std::string docroot;                    // "" = no HTTP
+  Symlinks symlinks = Symlinks::kFollow;  // --symlinks
   std::string listen = "127.0.0.1:8131";  // unchecked: main parses it when serving HTTP
   std::string ini_file;                   // -c; "" = no php.ini at all
   // PHP INI settings in order: the host's own defaults first, then every -d

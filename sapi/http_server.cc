@@ -235,7 +235,7 @@ class HttpServer::Impl {
       const std::string_view path = target.substr(0, q);
       const std::string_view query = q == std::string_view::npos ? "" : target.substr(q + 1);
 
-      const Route route = ResolveRoute(server_->docroot_, path);
+      const Route route = ResolveRoute(server_->docroot_, path, server_->options_.symlinks);
       switch (route.kind) {
         case Route::Kind::kBadRequest: return Error(400, "Bad Request", !keep_alive_);
         case Route::Kind::kForbidden: return Error(403, "Forbidden", !keep_alive_);

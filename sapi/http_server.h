@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "router.h"
+
 namespace ephpm {
 
 class PhpHost;
@@ -21,6 +23,7 @@ struct HttpServerOptions {
   std::string bind_address = "127.0.0.1";
   uint16_t port = 8131;  // 0: any free port
   std::string document_root;  // must exist
+  Symlinks symlinks = Symlinks::kFollow;  // what a symlink in it may lead to
   size_t max_header_bytes = 16 * 1024;         // larger: 431
   size_t max_body_bytes = 64ull * 1024 * 1024;  // larger: 413
   int64_t request_timeout_seconds = 60;  // to receive a whole request

@@ -151,6 +151,7 @@ int main(int argc, char** argv) {
       return Fail("--listen needs host:port, e.g. 127.0.0.1:8131");
     }
     ho.document_root = flags.docroot;
+    ho.symlinks = flags.symlinks;
     ho.max_body_bytes = flags.max_body_bytes;
     ho.max_header_bytes = flags.max_header_bytes;
     ho.request_timeout_seconds = flags.request_timeout_seconds;

@@ -132,8 +132,29 @@ ZEND_INI_MH(OnUpdateTimeoutForHost) {
 
 // ---- SAPI callbacks ------------------------------------------------------------
 
+// PHP formats its startup errors (an extension= that does not load, a
+// failing MINIT) by html_errors, which is on unless configured off: they
+// would be printed as "<br />\n<b>Warning</b>: ...".  The CLI and embed
+// SAPIs turn html_errors off for good; the host keeps the configured value
+// for its pages and turns it off only from the registration of the built-in
+// extensions (after the INI entries took their values, before any extension
+// loads) to the end of startup.
+int (*g_register_internal_extensions)() = nullptr;
+bool g_configured_html_errors = false;
+
+int RegisterInternalExtensionsWithTextErrors() {
+  g_configured_html_errors = PG(html_errors);
+  PG(html_errors) = false;
+  return g_register_internal_extensions();
+}
+
 int Startup(sapi_module_struct* module) {
-  return php_module_startup(module, &ephpm_module_entry);
+  g_register_internal_extensions = php_register_internal_extensions_func;
+  php_register_internal_extensions_func = RegisterInternalExtensionsWithTextErrors;
+  const int r = php_module_startup(module, &ephpm_module_entry);
+  php_register_internal_extensions_func = g_register_internal_extensions;
+  PG(html_errors) = g_configured_html_errors;
+  return r;
 }
 
 size_t UbWrite(const char* str, size_t len) {
@@ -188,29 +209,78 @@ void AddVar(const char* name, std::string_view value, zval* track) {
   efree(val);
 }
 
+// A request header, repeats folded into one.
+struct FoldedHeader {
+  std::string key;    // what made headers repeats of each other
+  std::string name;   // as the client first sent it
+  std::string value;  // the values in order, joined by ", " ("; " for Cookie)
+};
+
+// The request's headers, one per key_of(name) in the order first seen;
+// headers whose key is "" are left out.  Joined as a proxy folds repeated
+// fields (RFC 9110 5.3), Cookie as HTTP/2 does (RFC 9113 8.2.3).
+template <typename KeyOf>
+std::vector<FoldedHeader> FoldHeaders(const PhpRequest& q, KeyOf key_of) {
+  std::vector<FoldedHeader> folded;
+  for (const auto& [name, value] : q.headers) {
+    std::string key = key_of(name);
+    if (key.empty()) continue;
+    auto it = std::find_if(folded.begin(), folded.end(), [&](auto& f) { return f.key == key; });
+    if (it == folded.end()) {
+      folded.push_back(FoldedHeader{std::move(key), name, value});
+    } else {
+      it->value += (EqualsIgnoreCase(name, "Cookie") ? "; " : ", ") + value;
+    }
+  }
+  return folded;
+}
+
+// getallheaders() and its alias apache_request_headers(), which Apache,
+// FPM and the CLI server provide: the request's headers under the names the
+// client sent (a repeated header once, under its first spelling, with its
+// values joined).  Registered through the SAPI's additional_functions.
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_getallheaders, 0, 0, IS_ARRAY, 0)
+ZEND_END_ARG_INFO()
+
+void GetAllHeaders(INTERNAL_FUNCTION_PARAMETERS) {
+  ZEND_PARSE_PARAMETERS_NONE();
+  array_init(return_value);
+  if (tl_request == nullptr) return;  // PHP functions run inside a request only
+  const auto folded = FoldHeaders(*tl_request->request, [](const std::string& name) {
+    std::string lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return lower;
+  });
+  for (const FoldedHeader& h : folded) {
+    zval value;
+    ZVAL_STRINGL(&value, h.value.data(), h.value.size());
+    zend_symtable_str_update(Z_ARRVAL_P(return_value), h.name.data(), h.name.size(), &value);
+  }
+}
+
+const zend_function_entry kHostFunctions[] = {
+    ZEND_RAW_FENTRY("getallheaders", GetAllHeaders, arginfo_getallheaders, 0)
+    ZEND_RAW_FENTRY("apache_request_headers", GetAllHeaders, arginfo_getallheaders, 0)
+    ZEND_FE_END};
+
 void RegisterVariables(zval* track) {
   if (tl_request == nullptr) return;
   const PhpRequest& q = *tl_request->request;
   // Headers first, so the server's own values below win over a client
   // sending e.g. "Script-Name".
-  std::vector<std::pair<std::string, std::string>> merged;
-  for (const auto& [name, value] : q.headers) {
+  const auto folded = FoldHeaders(q, [](const std::string& name) {
     if (EqualsIgnoreCase(name, "Content-Type") || EqualsIgnoreCase(name, "Content-Length") ||
         EqualsIgnoreCase(name, "Proxy")) {  // HTTP_PROXY would poison outgoing clients (httpoxy)
-      continue;
+      return std::string();
     }
     std::string var = "HTTP_";
     for (char c : name) {
-      var.push_back(c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+      var.push_back(c == '-' ? '_'
+                             : static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
     }
-    auto it = std::find_if(merged.begin(), merged.end(), [&](auto& m) { return m.first == var; });
-    if (it == merged.end()) {
-      merged.emplace_back(var, value);
-    } else {
-      it->second += (var == "HTTP_COOKIE" ? "; " : ", ") + value;
-    }
-  }
-  for (const auto& [var, value] : merged) AddVar(var.c_str(), value, track);
+    return var;
+  });
+  for (const FoldedHeader& h : folded) AddVar(h.key.c_str(), h.value, track);
 
   AddVar("SERVER_SOFTWARE", "ephpm/" PHP_EPHPM_VERSION, track);
   AddVar("GATEWAY_INTERFACE", "CGI/1.1", track);
@@ -260,6 +330,7 @@ sapi_module_struct MakeModule() {
   m.default_post_reader = php_default_post_reader;
   m.treat_data = php_default_treat_data;
   m.input_filter = php_default_input_filter;
+  m.additional_functions = kHostFunctions;
   return m;
 }
 

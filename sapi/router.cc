@@ -26,19 +26,34 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 
 bool IsPhp(std::string_view file) { return EndsWith(file, ".php"); }
 
-// Whether `file` (which exists) resolves, symlinks followed, inside docroot.
-bool InsideRoot(const std::string& docroot, const std::string& file) {
+// Whether some component of `path` ("/a/b") starts with '.'.
+bool HasDotComponent(std::string_view path) {
+  for (size_t slash = path.find('/'); slash != std::string_view::npos;
+       slash = path.find('/', slash + 1)) {
+    if (slash + 1 < path.size() && path[slash + 1] == '.') return true;
+  }
+  return false;
+}
+
+// Whether `file` (which exists, lexically under docroot) may be served: its
+// resolved path, symlinks followed, has no dot component below the root and
+// lies inside it, or, when symlinks may lead anywhere, has no dot component
+// at all.
+bool MayServe(const std::string& docroot, const std::string& file, Symlinks symlinks) {
   char resolved[PATH_MAX];
   if (realpath(file.c_str(), resolved) == nullptr) return false;
   const std::string_view r(resolved);
-  return r == docroot || (r.size() > docroot.size() && r.substr(0, docroot.size()) == docroot &&
-                          r[docroot.size()] == '/');
+  const std::string_view root = docroot == "/" ? std::string_view() : std::string_view(docroot);
+  const bool inside =
+      r.size() > root.size() && r.substr(0, root.size()) == root && r[root.size()] == '/';
+  if (inside) return !HasDotComponent(r.substr(root.size()));
+  return symlinks == Symlinks::kFollow && !HasDotComponent(r);
 }
 
-Route Serve(const std::string& docroot, const std::string& file, std::string script_name,
-            std::string path_info) {
+Route Serve(const std::string& docroot, Symlinks symlinks, const std::string& file,
+            std::string script_name, std::string path_info) {
   Route route;
-  if (!InsideRoot(docroot, file)) {
+  if (!MayServe(docroot, file, symlinks)) {
     route.kind = Route::Kind::kForbidden;
     return route;
   }
@@ -70,7 +85,7 @@ bool PercentDecode(std::string_view in, std::string* out) {
   return true;
 }
 
-Route ResolveRoute(const std::string& docroot, std::string_view raw_path) {
+Route ResolveRoute(const std::string& docroot, std::string_view raw_path, Symlinks symlinks) {
   Route bad;
   std::string path;
   if (raw_path.empty() || raw_path[0] != '/' || !PercentDecode(raw_path, &path) ||
@@ -111,18 +126,21 @@ Route ResolveRoute(const std::string& docroot, std::string_view raw_path) {
     if (IsFile(fs)) {
       std::string info;
       for (size_t j = i + 1; j < segs.size(); ++j) info += "/" + segs[j];
-      if (info.empty() || IsPhp(fs)) return Serve(docroot, fs, url, info);
+      if (info.empty() || IsPhp(fs)) return Serve(docroot, symlinks, fs, url, info);
       all_dirs = false;  // "/image.png/x": nothing there
     } else if (!IsDir(fs)) {
       all_dirs = false;
     }
   }
   if (all_dirs) {  // the path names a directory: its index
-    if (IsFile(fs + "/index.php")) return Serve(docroot, fs + "/index.php", url + "/index.php", "");
-    if (IsFile(fs + "/index.html")) return Serve(docroot, fs + "/index.html", url + "/index.html", "");
+    for (const char* index : {"/index.php", "/index.html"}) {
+      if (IsFile(fs + index)) return Serve(docroot, symlinks, fs + index, url + index, "");
+    }
   }
   // Front controller fallback.
-  if (IsFile(docroot + "/index.php")) return Serve(docroot, docroot + "/index.php", "/index.php", "");
+  if (IsFile(docroot + "/index.php")) {
+    return Serve(docroot, symlinks, docroot + "/index.php", "/index.php", "");
+  }
   Route none;
   none.kind = Route::Kind::kNotFound;
   return none;

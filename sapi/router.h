@@ -3,10 +3,18 @@
 // its own.
 //
 //  - The path is percent-decoded; a NUL, a backslash or a bad escape is 400.
-//  - "." and ".." segments are resolved; climbing above the document root
-//    is 403 (traversal), and so is any segment starting with "." (dotfiles:
-//    .git, .env, .htaccess ...).  The resolved file must also lie inside the
-//    root after symlinks are followed.
+//  - "." and ".." segments are resolved on the text of the path, before the
+//    file system is asked anything; climbing above the document root is 403
+//    (traversal), and so is any segment starting with "." (dotfiles: .git,
+//    .env, .htaccess ...).  So the path always names something lexically
+//    under the root, and a symlink is entered only by a name that passed
+//    these rules, and left only downwards.
+//  - Symlinks (Symlinks below): followed wherever they lead, as nginx and
+//    Apache do by default (Debian's DokuWiki keeps lib/tpl as a symlink out
+//    of its root), or only while the file stays inside the root.  Either
+//    way the file a symlink leads to is refused (403) when its resolved path
+//    has a component starting with "." below the root, or, for a file
+//    outside the root, anywhere: a link cannot expose .env or .git/config.
 //  - A directory is served by its index.php, else index.html.
 //  - "/a.php/rest" runs a.php with PATH_INFO "/rest".
 //  - Anything else that does not exist falls back to the root's index.php
@@ -28,9 +36,15 @@ struct Route {
   std::string path_info;    // for kPhp: what followed the script in the path
 };
 
+// What a symlink under the document root may lead to.
+enum class Symlinks {
+  kFollow,  // anywhere (the default, as nginx's disable_symlinks off)
+  kRoot,    // only to files inside the root; others are 403
+};
+
 // `docroot` must be an absolute, symlink-free path (realpath()).  `path` is
 // the target's path part (before '?'), still percent-encoded.
-Route ResolveRoute(const std::string& docroot, std::string_view path);
+Route ResolveRoute(const std::string& docroot, std::string_view path, Symlinks symlinks);
 
 // "text/html; charset=utf-8", "image/png", ... by extension;
 // application/octet-stream when unknown.

@@ -57,6 +57,7 @@ TEST_CASE("host flags: the defaults", "[host_flags]") {
   CHECK(f.request_timeout_seconds == 60);
   CHECK(f.workers == 0);
   CHECK(f.log_level == LogLevel::kInfo);
+  CHECK(f.symlinks == ephpm::Symlinks::kFollow);
   const ephpm::StoreOptions store;
   CHECK(f.store.memory_limit == store.memory_limit);
   CHECK(f.store.shards == store.shards);
@@ -71,6 +72,20 @@ TEST_CASE("host flags: the defaults", "[host_flags]") {
   CHECK(f.cluster.join.empty());
   CHECK(f.cluster.probe_interval_ms == cluster.probe_interval_ms);
   CHECK(f.cluster.request_timeout_ms == cluster.request_timeout_ms);
+}
+
+TEST_CASE("host flags: --symlinks follow or root", "[host_flags]") {
+  CHECK(Ok({"--docroot", "d", "--symlinks", "root"}).symlinks == ephpm::Symlinks::kRoot);
+  CHECK(Ok({"--docroot", "d", "--symlinks", "follow"}).symlinks == ephpm::Symlinks::kFollow);
+  // The last one wins, as for every flag.
+  CHECK(Ok({"--docroot", "d", "--symlinks", "root", "--symlinks", "follow"}).symlinks ==
+        ephpm::Symlinks::kFollow);
+  for (const char* bad : {"", "ROOT", "Follow", "no", "off", "inside"}) {
+    INFO("value '" << bad << "'");
+    CHECK(Err({"--docroot", "d", "--symlinks", bad}) == "--symlinks must be follow or root");
+  }
+  CHECK(Err({"--docroot", "d", "--symlinks"}) == "--symlinks must be follow or root");
+  CHECK(std::string(ephpm::kHostUsage).find("  --symlinks follow|root ") != std::string::npos);
 }
 
 TEST_CASE("host flags: -h and --help ask for the usage", "[host_flags]") {

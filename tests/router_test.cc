@@ -1,6 +1,7 @@
 // ResolveRoute and MimeTypeFor (sapi/router.h) against a temporary document
 // root built on disk: percent-decoding, refusals (400/403), directory
-// indexes, PATH_INFO, the front-controller fallback and symlinks.
+// indexes, PATH_INFO, the front-controller fallback and symlinks (followed,
+// or kept inside the root).
 
 #include <limits.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@ using ephpm::MimeTypeFor;
 using ephpm::PercentDecode;
 using ephpm::ResolveRoute;
 using ephpm::Route;
+using ephpm::Symlinks;
 using Kind = ephpm::Route::Kind;
 
 namespace {
@@ -35,8 +37,14 @@ void WriteFile(const fs::path& p, const std::string& content = "x") {
 //                   escape.txt -> ../outside/secret.txt
 //                   escape.php -> ../outside/evil.php
 //                   escape-dir -> ../outside
+//                   deep-link -> ../outside/deep
+//                   dot-link.txt -> .env, git-link -> .git (inside, onto dotfiles)
+//                   hidden-out -> ../outside/.private (outside, into a dot-directory)
+//                   hidden-out-file.txt -> ../outside/.private/key.txt
+//                   .dot-escape -> ../outside (a symlink with a dot name)
 //   base/bare/      no index.php: page.html image.png sub/
-//   base/outside/   secret.txt evil.php index.html
+//   base/outside/   secret.txt evil.php index.html .hidden.txt .private/key.txt
+//                   deep/page.txt
 class Docroots {
  public:
   Docroots() {
@@ -63,11 +71,20 @@ class Docroots {
     fs::create_symlink("../outside/secret.txt", r / "escape.txt");
     fs::create_symlink("../outside/evil.php", r / "escape.php");
     fs::create_symlink("../outside", r / "escape-dir");
+    fs::create_symlink("../outside/deep", r / "deep-link");
+    fs::create_symlink(".env", r / "dot-link.txt");
+    fs::create_symlink(".git", r / "git-link");
+    fs::create_symlink("../outside/.private", r / "hidden-out");
+    fs::create_symlink("../outside/.private/key.txt", r / "hidden-out-file.txt");
+    fs::create_symlink("../outside", r / ".dot-escape");
     // A symlinked directory that stays inside the root.
     fs::create_symlink("sub", r / "sub-link");
 
     const fs::path o = base_ / "outside";
-    for (const char* f : {"secret.txt", "evil.php", "index.html"}) WriteFile(o / f);
+    for (const char* f : {"secret.txt", "evil.php", "index.html", ".hidden.txt", ".private/key.txt",
+                          "deep/page.txt"}) {
+      WriteFile(o / f);
+    }
 
     const fs::path b = bare_;
     for (const char* f : {"page.html", "image.png"}) WriteFile(b / f);
@@ -91,8 +108,12 @@ Docroots& Roots() {
   return roots;
 }
 
-Route InRoot(std::string_view path) { return ResolveRoute(Roots().root(), path); }
-Route InBare(std::string_view path) { return ResolveRoute(Roots().bare(), path); }
+Route InRoot(std::string_view path, Symlinks symlinks = Symlinks::kFollow) {
+  return ResolveRoute(Roots().root(), path, symlinks);
+}
+Route InBare(std::string_view path) {
+  return ResolveRoute(Roots().bare(), path, Symlinks::kFollow);
+}
 
 std::string KindName(Kind k) {
   switch (k) {
@@ -116,26 +137,49 @@ void Expect(const Route& got, Kind kind, const std::string& file = "",
   CHECK(got.path_info == path_info);
 }
 
-void ExpectPhp(std::string_view path, const std::string& rel, const std::string& script_name,
-               const std::string& path_info = "") {
-  INFO("path " << path);
-  Expect(InRoot(path), Kind::kPhp, Roots().root() + "/" + rel, script_name, path_info);
+// Each helper checks one mode (follow, the default) or, with `both`, the
+// same answer in both modes.
+enum class Modes { kFollow, kRoot, kBoth };
+
+template <typename Check>
+void InModes(Modes modes, Check check) {
+  if (modes != Modes::kRoot) {
+    INFO("--symlinks follow");
+    check(Symlinks::kFollow);
+  }
+  if (modes != Modes::kFollow) {
+    INFO("--symlinks root");
+    check(Symlinks::kRoot);
+  }
 }
 
-void ExpectStatic(std::string_view path, const std::string& rel, const std::string& script_name) {
+void ExpectPhp(std::string_view path, const std::string& rel, const std::string& script_name,
+               const std::string& path_info = "", Modes modes = Modes::kBoth) {
   INFO("path " << path);
-  Expect(InRoot(path), Kind::kStatic, Roots().root() + "/" + rel, script_name, "");
+  InModes(modes, [&](Symlinks s) {
+    Expect(InRoot(path, s), Kind::kPhp, Roots().root() + "/" + rel, script_name, path_info);
+  });
+}
+
+void ExpectStatic(std::string_view path, const std::string& rel, const std::string& script_name,
+                  Modes modes = Modes::kBoth) {
+  INFO("path " << path);
+  InModes(modes, [&](Symlinks s) {
+    Expect(InRoot(path, s), Kind::kStatic, Roots().root() + "/" + rel, script_name, "");
+  });
 }
 
 void ExpectFront(std::string_view path) {
   INFO("path " << path << " (front controller)");
-  Expect(InRoot(path), Kind::kPhp, Roots().root() + "/index.php", "/index.php", "");
+  InModes(Modes::kBoth, [&](Symlinks s) {
+    Expect(InRoot(path, s), Kind::kPhp, Roots().root() + "/index.php", "/index.php", "");
+  });
 }
 
-void ExpectRefused(std::string_view path, Kind kind) {
+void ExpectRefused(std::string_view path, Kind kind, Modes modes = Modes::kBoth) {
   INFO("path " << path);
   // A refusal carries nothing the server could serve by mistake.
-  Expect(InRoot(path), kind);
+  InModes(modes, [&](Symlinks s) { Expect(InRoot(path, s), kind); });
 }
 
 }  // namespace
@@ -223,18 +267,65 @@ TEST_CASE("ResolveRoute: dotfiles and dot-directories are 403", "[router]") {
   }
 }
 
-TEST_CASE("ResolveRoute: symlinks may not lead out of the root", "[router]") {
-  ExpectRefused("/escape.txt", Kind::kForbidden);
-  ExpectRefused("/escape.php", Kind::kForbidden);
-  ExpectRefused("/escape.php/info", Kind::kForbidden);
-  ExpectRefused("/escape-dir/secret.txt", Kind::kForbidden);
-  ExpectRefused("/escape-dir/evil.php", Kind::kForbidden);
-  ExpectRefused("/escape-dir/", Kind::kForbidden);  // its index.html lies outside
-  ExpectRefused("/escape-dir", Kind::kForbidden);
+TEST_CASE("ResolveRoute: --symlinks root keeps symlinks inside the root", "[router]") {
+  for (const char* path : {"/escape.txt", "/escape.php", "/escape.php/info",
+                           "/escape-dir/secret.txt", "/escape-dir/evil.php",
+                           "/escape-dir/",  // its index.html lies outside
+                           "/escape-dir", "/deep-link/page.txt"}) {
+    ExpectRefused(path, Kind::kForbidden, Modes::kRoot);
+  }
   // Symlinks that stay inside are served under their own URL path.
-  ExpectPhp("/inside-link.php", "inside-link.php", "/inside-link.php");
-  ExpectStatic("/inside-link.txt", "inside-link.txt", "/inside-link.txt");
-  ExpectPhp("/sub-link/page.php", "sub-link/page.php", "/sub-link/page.php");
+  ExpectPhp("/inside-link.php", "inside-link.php", "/inside-link.php", "", Modes::kRoot);
+  ExpectStatic("/inside-link.txt", "inside-link.txt", "/inside-link.txt", Modes::kRoot);
+  ExpectPhp("/sub-link/page.php", "sub-link/page.php", "/sub-link/page.php", "", Modes::kRoot);
+}
+
+TEST_CASE("ResolveRoute: --symlinks follow serves what a symlink leads to, under its URL path",
+          "[router]") {
+  // Files and directories outside the root, as Debian's DokuWiki links
+  // lib/tpl: the route names the path under the root, not the target.
+  ExpectStatic("/escape.txt", "escape.txt", "/escape.txt", Modes::kFollow);
+  ExpectPhp("/escape.php", "escape.php", "/escape.php", "", Modes::kFollow);
+  ExpectPhp("/escape.php/info", "escape.php", "/escape.php", "/info", Modes::kFollow);
+  ExpectStatic("/escape-dir/secret.txt", "escape-dir/secret.txt", "/escape-dir/secret.txt",
+               Modes::kFollow);
+  ExpectPhp("/escape-dir/evil.php/x", "escape-dir/evil.php", "/escape-dir/evil.php", "/x",
+            Modes::kFollow);
+  ExpectStatic("/escape-dir/", "escape-dir/index.html", "/escape-dir/index.html", Modes::kFollow);
+  ExpectStatic("/deep-link/page.txt", "deep-link/page.txt", "/deep-link/page.txt", Modes::kFollow);
+  // And inside the root, as in root mode.
+  ExpectPhp("/inside-link.php", "inside-link.php", "/inside-link.php", "", Modes::kFollow);
+  ExpectPhp("/sub-link/page.php", "sub-link/page.php", "/sub-link/page.php", "", Modes::kFollow);
+}
+
+TEST_CASE("ResolveRoute: through a symlink, '..' is resolved on the URL path, never the target's",
+          "[router]") {
+  // The file system would take deep-link/.. to outside/, where secret.txt
+  // is; the URL path /deep-link/../secret.txt is /secret.txt, which the root
+  // does not have: the front controller.
+  ExpectFront("/deep-link/../secret.txt");
+  ExpectFront("/escape-dir/../escape.txt/x");
+  ExpectStatic("/escape-dir/../readme.txt", "readme.txt", "/readme.txt");
+  // And never above the root, symlink or not.
+  for (const char* path : {"/escape-dir/../../outside/secret.txt", "/deep-link/../../x",
+                           "/escape-dir/%2e%2e/%2e%2e/etc/passwd", "/deep-link/..%2f..%2f..%2fx"}) {
+    ExpectRefused(path, Kind::kForbidden);
+  }
+}
+
+TEST_CASE("ResolveRoute: a symlink never reaches a dotfile, in either mode", "[router]") {
+  // A dot segment in the URL, after a symlink or as the symlink's own name.
+  for (const char* path : {"/escape-dir/.hidden.txt", "/escape-dir/.private/key.txt",
+                           "/.dot-escape/secret.txt", "/.dot-escape/", "/%2edot-escape/index.html",
+                           "/deep-link/../.env"}) {
+    ExpectRefused(path, Kind::kForbidden);
+  }
+  // A symlink whose target is a dotfile or lies in a dot-directory, inside
+  // the root or outside it.
+  for (const char* path : {"/dot-link.txt", "/git-link/config", "/hidden-out/key.txt",
+                           "/hidden-out-file.txt"}) {
+    ExpectRefused(path, Kind::kForbidden);
+  }
 }
 
 TEST_CASE("ResolveRoute: a directory is served by its index.php, else index.html", "[router]") {

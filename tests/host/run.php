@@ -5,7 +5,7 @@
 //
 //   php tests/host/run.php --ephpm BUILD/sapi/ephpm --examples examples/ [GROUP ...]
 //
-// GROUPs: lock basics session resp leaks malformed timeout shutdown workers cluster persistence (default:
+// GROUPs: lock basics session resp leaks malformed timeout shutdown workers cluster persistence compat (default:
 // all).  Every group starts its own server(s) and ends with SIGTERM, which
 // must give exit code 0.  Prints one line per check; exits 1 if any failed.
 // lib/ holds the checks, the server, the clients and the fixtures;
@@ -36,13 +36,14 @@ require_once __DIR__ . '/groups/timeout.php';
 require_once __DIR__ . '/groups/shutdown.php';
 require_once __DIR__ . '/groups/workers.php';
 require_once __DIR__ . '/groups/persistence.php';
+require_once __DIR__ . '/groups/compat.php';
 
 // ---- main -------------------------------------------------------------------------------
 
 function main(array $argv): int
 {
     $groups = ['lock', 'basics', 'session', 'resp', 'leaks', 'malformed', 'timeout', 'shutdown', 'workers',
-               'cluster', 'persistence'];
+               'cluster', 'persistence', 'compat'];
     $env = ['ephpm' => null, 'examples' => null];
     $only = [];
     for ($i = 1; $i < count($argv); $i++) {

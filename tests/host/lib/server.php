@@ -16,6 +16,8 @@ final class Server
     public int $resp_port = 0;
     public string $cluster_address = '';
     public string $log;
+    /** What the program printed on stdout before its address(es). */
+    public string $startup_output = '';
     private ?int $exit_code = null;
     private static array $all = [];
     /** Arguments every server gets (run.php --workers N). */
@@ -57,6 +59,7 @@ final class Server
                 $s->cluster_address = $m[1];
             }
         }
+        $s->startup_output = $out;
         if ($s->port === 0 || ($with_resp && $s->resp_port === 0)) {
             $s->kill();
             throw new RuntimeException("ephpm did not print its address(es); stdout: " . show($out) .
