@@ -47,9 +47,6 @@ class EphpmStore extends TaggableStore implements LockProvider
     /** The prefix with its ":" separator, or "". */
     protected string $prefix = '';
 
-    /** ephpm.max_value_size, read from the store on first use. */
-    private ?int $maxValueBytes = null;
-
     public function __construct(string $prefix = '')
     {
         ExtensionMissingException::assertLoaded(self::class);
@@ -62,12 +59,17 @@ class EphpmStore extends TaggableStore implements LockProvider
      */
     public function get($key)
     {
-        $full = $this->prefix . $key;
-        if (!$this->validKey($full)) {
+        // The hot path, so inline: the extension checks the key's length
+        // (a ValueError: such a key cannot have been stored).
+        try {
+            $raw = \ephpm_kv_get($this->prefix . $key);
+        } catch (\ValueError) {
             return null;
         }
-        $raw = \ephpm_kv_get($full);
-        return $raw === null ? null : $this->unserialize($raw);
+        if ($raw === null) {
+            return null;
+        }
+        return \is_numeric($raw) ? $raw : \unserialize($raw);
     }
 
     /**
@@ -104,7 +106,8 @@ class EphpmStore extends TaggableStore implements LockProvider
      */
     public function put($key, $value, $seconds)
     {
-        $ttl = self::ttl($seconds);
+        // Repository passes whole seconds: that case without a call.
+        $ttl = \is_int($seconds) && $seconds > 0 ? $seconds : self::ttl($seconds);
         if ($ttl === 0) {
             $full = $this->prefix . $key;
             return $this->validKey($full) && \ephpm_kv_del($full) !== false;
@@ -143,12 +146,11 @@ class EphpmStore extends TaggableStore implements LockProvider
         if ($ttl === 0) {
             return false;
         }
-        $full = $this->prefix . $key;
-        $payload = $this->serialize($value);
-        if (!$this->validKey($full) || !$this->validValue($payload)) {
-            return false;
+        try {
+            return \ephpm_kv_setnx($this->prefix . $key, $this->serialize($value), $ttl);
+        } catch (\ValueError) {
+            return false; // the key or the value is beyond the store's limits
         }
-        return \ephpm_kv_setnx($full, $payload, $ttl);
     }
 
     /**
@@ -270,12 +272,16 @@ class EphpmStore extends TaggableStore implements LockProvider
 
     private function write(string $key, mixed $value, int $ttl): bool
     {
-        $full = $this->prefix . $key;
-        $payload = $this->serialize($value);
-        if (!$this->validKey($full) || !$this->validValue($payload)) {
+        $payload = \is_int($value) || (\is_string($value) && \is_numeric($value))
+            ? (string) $value : \serialize($value);
+        // The extension refuses a key outside 1..65536 bytes and a value over
+        // ephpm.max_value_size with a ValueError (the only ValueErrors it
+        // has for a set with a valid TTL), checked in C instead of here.
+        try {
+            return \ephpm_kv_set($this->prefix . $key, $payload, $ttl);
+        } catch (\ValueError) {
             return false;
         }
-        return \ephpm_kv_set($full, $payload, $ttl);
     }
 
     private function incrementBy(string $key, int $delta): int|false
@@ -308,14 +314,6 @@ class EphpmStore extends TaggableStore implements LockProvider
     {
         $length = \strlen($fullKey);
         return $length >= 1 && $length <= self::MAX_KEY_BYTES;
-    }
-
-    private function validValue(string $payload): bool
-    {
-        if ($this->maxValueBytes === null) {
-            $this->maxValueBytes = (int) (\ephpm_kv_info()['max_value_size'] ?? 0);
-        }
-        return $this->maxValueBytes <= 0 || \strlen($payload) <= $this->maxValueBytes;
     }
 
     /** Laravel's seconds as the store's: whole seconds, rounded up; 0 for none left. */
