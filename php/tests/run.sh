@@ -61,7 +61,7 @@ case $mode in
   standalone)
     export EPHPM_TEST_MODE=standalone
     set +e
-    "$php" -d extension="$ext" -d memory_limit=512M /usr/bin/phpunit \
+    "$php" -d extension="$ext" -d memory_limit=512M -d zend.assertions=1 /usr/bin/phpunit \
       --bootstrap "$here/bootstrap.php" --log-junit "$junit" "$here/$suite"
     rc=$?
     set -e
