@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The PHP-level benchmarks: ephpm_kv_* against APCu and phpredis
-# (bench/php_kv.php), and the ephpm session handler against files and
-# phpredis's (bench/php_session.php).
+# (bench/php_kv.php), the ephpm session handler against files and
+# phpredis's (bench/php_session.php), and the Laravel and Symfony cache
+# adapters of php/ against the frameworks' APCu and Redis ones
+# (bench/php_adapters.php).
 #
 #   bash bench/run-php-bench.sh [build-dir]      (default /tmp/phpbench-build)
 #
@@ -79,3 +81,9 @@ echo
 echo "== bench/php_session.php"
 php "${php_common[@]}" -d redis.session.locking_enabled=1 -d redis.session.lock_expire=30 \
     bench/php_session.php --redis-port="$port" ${SESSION_ARGS:-}
+
+echo
+echo "== bench/php_adapters.php"
+redis-cli -p "$port" flushall >/dev/null
+php "${php_common[@]}" -d apc.enable_cli=1 -d apc.shm_size=128M -d apc.entries_hint=32768 \
+    bench/php_adapters.php --redis-port="$port" ${ADAPTER_ARGS:-}
