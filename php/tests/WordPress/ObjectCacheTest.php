@@ -79,6 +79,29 @@ final class ObjectCacheTest extends WordPressTestCase
         self::assertSame('blog 1 post', wp_cache_get('k', 'posts'));
     }
 
+    /**
+     * A group both global and non-persistent lives only in the request's
+     * copy, so only that copy can show whether it is keyed per blog: it
+     * must not be (and a per-blog one must be).
+     */
+    public function testNonPersistentGroupsKeepTheirScopeAcrossSwitchToBlog(): void
+    {
+        $GLOBALS['ephpm_fake_wp']['multisite'] = true;
+        self::newRequest(['shared-np'], ['shared-np', 'blog-np']);
+        self::assertTrue(wp_cache_set('k', 'network-wide', 'shared-np'));
+        self::assertTrue(wp_cache_set('k', 'blog 1 only', 'blog-np'));
+        wp_cache_switch_to_blog(2);
+        self::assertSame('network-wide', wp_cache_get('k', 'shared-np', false, $found));
+        self::assertTrue($found);
+        self::assertFalse(wp_cache_get('k', 'blog-np', false, $found));
+        self::assertFalse($found);
+        self::assertFalse(wp_cache_add('k', 'again', 'shared-np'));
+        self::assertTrue(wp_cache_add('k', 'blog 2 only', 'blog-np'));
+        wp_cache_switch_to_blog(1);
+        self::assertSame('blog 1 only', wp_cache_get('k', 'blog-np'));
+        self::assertSame([], self::storeKeys());
+    }
+
     public function testWithoutMultisiteSwitchToBlogKeepsOneKeySpace(): void
     {
         wp_cache_set('k', 'v', 'posts');
