@@ -102,6 +102,16 @@ function group_compat(array $env): void
         [$r['status'], $r['body']]);
     $srv->stop();
 
+    // Under a sanitizer (ASan, TSan) the runtime refuses PHP's
+    // dlopen(RTLD_DEEPBIND) of any extension and ends the process before PHP
+    // can report anything (google/sanitizers#611), so a sanitized host
+    // cannot show how a failed load is reported: that part runs in the
+    // other builds (CMake sets EPHPM_HOST_SANITIZER for the sanitized host
+    // groups).
+    if (getenv('EPHPM_HOST_SANITIZER') === '1') {
+        echo "skip  compat: a bad extension (a sanitized host cannot dlopen one; checked in the other builds)\n";
+        return;
+    }
     // An extension that does not load: the host still starts, and says so
     // in text, as PHP's CLI does: the same display line on stdout (where it
     // was HTML before), and with log_errors=1 the same log line.
