@@ -69,8 +69,12 @@ final class EphpmCache implements CacheInterface
 
     public function get($key, $default = null): mixed
     {
-        $storeKey = $this->storeKey($key);
-        $raw = $this->read(static fn (): ?string => ephpm_kv_get($storeKey), 'get');
+        // The hot path: the store call without read()'s closure.
+        try {
+            $raw = ephpm_kv_get($this->storeKey($key));
+        } catch (\Error $e) {
+            throw new CacheException('ephpm get failed: ' . $e->getMessage(), 0, $e);
+        }
         if ($raw === null) {
             return $default;
         }
@@ -252,10 +256,16 @@ final class EphpmCache implements CacheInterface
         }
         try {
             $stored = ephpm_kv_set($storeKey, $encoded, $seconds);
+        } catch (\ValueError $e) {
+            // A value over ephpm.max_value_size: PSR-16 reports a value that
+            // could not be stored by false.
+            $stored = false;
         } catch (\Error $e) {
-            // A ValueError for a value over ephpm.max_value_size, or another
-            // Error of the store's: PSR-16 reports a value that could not be
-            // stored by false.
+            // The store's own refusals (WRONGTYPE ...) are plain Errors, also
+            // a false; a TypeError or the like is a bug here, not a refusal.
+            if ($e::class !== \Error::class) {
+                throw $e;
+            }
             $stored = false;
         }
         if (!$stored) {
