@@ -257,7 +257,7 @@ static void release_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d, ps_messages 
 typedef enum { ACQ_HELD, ACQ_UNCONFIRMED, ACQ_TIMED_OUT, ACQ_FAILED } acquire_result;
 
 /* Takes the lock.  ACQ_FAILED (not contention: the attempt itself failed)
- * leaves the reason in why[]; ACQ_UNCONFIRMED notes its warning. */
+ * leaves the reason in why[]; for ACQ_UNCONFIRMED the caller applies the policy. */
 static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d, ps_messages *m,
                                    char *why, size_t why_len) {
   if (!can_lock(ops)) {
@@ -306,12 +306,7 @@ static acquire_result acquire_lock(const ephpm_kv_ops *ops, ephpm_ps_data *d, ps
                              : ops->set_nx(ops->ctx, ZSTR_VAL(d->lock_key), ZSTR_LEN(d->lock_key),
                                            d->token, 32, ttl_ms, &inserted);
     if (st == EPHPM_KV_OWNER_UNREACHABLE) {
-      /* Not contention: one attempt, then on without the confirmation.  The
-       * token is kept: if the grant landed anyway, close releases it. */
-      note(m, E_WARNING,
-           "Session %s: the session lock's owner is unreachable, the outcome is unknown; "
-           "proceeding without confirmation",
-           sid_for_messages(d));
+      /* Not contention: one attempt; the caller applies the policy. */
       return ACQ_UNCONFIRMED;
     }
     if (st != EPHPM_KV_OK) {
@@ -440,6 +435,23 @@ static zend_result read_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_str
         break;
       case ACQ_UNCONFIRMED:
         d->lock = LOCK_UNCONFIRMED;
+        if (EPHPM_G(session_lock_failure) == EPHPM_LOCK_FAILURE_PROCEED) {
+          /* On without the confirmation.  The token is kept: if the grant
+           * landed anyway, close releases it. */
+          note(m, E_WARNING,
+               "Session %s: the session lock's owner is unreachable, the outcome is unknown; "
+               "proceeding without confirmation",
+               sid_for_messages(d));
+          break;
+        }
+        /* readonly or fail: as for any other lock the request could not
+         * take.  A grant that landed anyway is given back now (or ends
+         * with its TTL if the owner is still unreachable). */
+        release_lock(ops, d, m);
+        if (apply_lock_failure(d, "the session lock's owner is unreachable, the outcome is unknown",
+                               -1, m) == FAILURE) {
+          return FAILURE;
+        }
         break;
       case ACQ_FAILED:
         /* Not contention, but the request runs without the lock all the
