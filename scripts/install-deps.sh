@@ -25,6 +25,9 @@ packages=(
   composer
   # Redis's own Tcl units against ephpm (tests/redis-tcl/run.sh)
   tcl8.6
+  # strict mode: the etcd client's JSON (cluster/etcd_client.cc), and a real
+  # etcd cluster for its tests (tests/etcd/etcd-cluster.sh)
+  nlohmann-json3-dev etcd-server etcd-client python3
 )
 
 sudo=""
