@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cmath>
 
+#include <xxhash.h>
+
 #include "node_impl.h"
 
 namespace ephpm {
@@ -214,9 +216,44 @@ void ClusterNode::Impl::RefreshPeersLocked() {
     view->alive.push_back(AliveMember{id, m.rec.address, id == o_.node_id});
   }
   view->known = members_.size();
+  if (o_.arbiter == ClusterOptions::Arbiter::kEtcd) {
+    // Strict mode: ownership over etcd's member list, whatever SWIM thinks
+    // (SWIM still picks where replication goes).
+    view->alive.clear();
+    XXH3_state_t* h = XXH3_createState();
+    XXH3_64bits_reset(h);
+    for (const auto& [id, address] : etcd_members_) {  // sorted by id
+      view->alive.push_back(AliveMember{id, address, id == o_.node_id});
+      view->has_self = view->has_self || id == o_.node_id;
+      const uint32_t lens[2] = {static_cast<uint32_t>(id.size()),
+                                static_cast<uint32_t>(address.size())};
+      XXH3_64bits_update(h, lens, sizeof(lens));
+      XXH3_64bits_update(h, id.data(), id.size());
+      XXH3_64bits_update(h, address.data(), address.size());
+    }
+    view->fingerprint = XXH3_64bits_digest(h);
+    XXH3_freeState(h);
+    view->known = view->alive.size();
+    view->revision = etcd_members_revision_;
+    std::map<std::string, std::string> confirm(etcd_members_.begin(), etcd_members_.end());
+    for (const auto& [id, m] : members_) {
+      if (m.rec.state != MemberState::kDead) confirm.emplace(id, m.rec.address);
+    }
+    for (const auto& [id, address] : confirm) {
+      view->confirm.push_back(AliveMember{id, address, id == o_.node_id});
+    }
+  }
   std::atomic_store(&peers_, std::shared_ptr<const std::vector<std::string>>(std::move(peers)));
   std::atomic_store(&view_, std::shared_ptr<const View>(std::move(view)));
   ready_cv_.notify_all();  // a majority may be back
+}
+
+void ClusterNode::Impl::OnEtcdMembers(const EtcdMembers& members, int64_t revision) {
+  MutexLock l(&mu_);
+  if (revision < etcd_members_revision_) return;  // an older list, arriving late
+  etcd_members_ = members;
+  etcd_members_revision_ = revision;
+  RefreshPeersLocked();
 }
 
 void ClusterNode::Impl::MarkLocked(const std::string& id, MemberState state) {

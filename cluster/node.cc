@@ -95,6 +95,27 @@ bool ClusterNode::Impl::Listen(std::string* error) {
 }
 
 void ClusterNode::Impl::Start() {
+  if (o_.arbiter == ClusterOptions::Arbiter::kEtcd && store_ != nullptr) {
+    EtcdArbiterOptions eo;
+    eo.endpoints = o_.etcd_endpoints;
+    eo.prefix = o_.etcd_prefix;
+    eo.node_id = o_.node_id;
+    eo.address = address_;
+    eo.timeout_ms = o_.etcd_timeout_ms;
+    eo.lease_ttl_s = o_.etcd_lease_ttl_s;
+    etcd_ = std::make_unique<EtcdArbiter>(
+        // The floor etcd's fence offset is raised past: every fence this
+        // node granted, saw (its clock observes them) or loaded.  Asked only
+        // once the node is ready, i.e. has every member's state.
+        std::move(eo), store_,
+        [this]() -> std::optional<uint64_t> {
+          if (!ready_.load(std::memory_order_acquire)) return std::nullopt;
+          return std::max(hlc_.Now(), store_->FenceClock());
+        },
+        [this](uint64_t fence) { ObserveFence(fence); },
+        [this](const EtcdMembers& members, int64_t revision) { OnEtcdMembers(members, revision); });
+    etcd_->Start();
+  }
   work_.emplace(asio::make_work_guard(io_));
   tcp_->Start();
   ScheduleTick(0);
@@ -106,6 +127,7 @@ void ClusterNode::Impl::Start() {
 void ClusterNode::Impl::Stop() {
   Unpause();
   if (stopped_.exchange(true)) return;
+  if (etcd_) etcd_->Stop();
   tcp_->Stopping();
   asio::post(io_, [this] {
     tcp_->CloseAll();
@@ -162,6 +184,7 @@ bool ClusterNode::Impl::Info(ClusterInfo* info) const {
       {"decisions_refused", decisions_refused_.load()},
       {"standing_lost", standing_lost_.load()},
   };
+  if (etcd_) etcd_->Counters(&info->counters);
   info->members.clear();
   for (const auto& [id, m] : members_) {
     info->members.push_back(

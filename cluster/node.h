@@ -85,6 +85,16 @@ struct ClusterOptions {
   int64_t members_sync_every = 10;     // intervals between full member-list exchanges
   size_t max_queue_bytes = 64u << 20;  // a peer's unsent frames; beyond: resync it
   size_t io_threads = 1;
+
+  // Who decides locks (docs/CLUSTER.md, "Strict mode").  kGossip: the key's
+  // owner among the members (the rule above).  kEtcd: etcd transactions
+  // (etcd_arbiter.h), with membership registered under an etcd lease.
+  enum class Arbiter { kGossip, kEtcd };
+  Arbiter arbiter = Arbiter::kGossip;
+  std::vector<std::string> etcd_endpoints;  // host:port of etcd's clients
+  std::string etcd_prefix = "/ephpm";       // every key of this cluster in etcd
+  int64_t etcd_timeout_ms = 1000;           // one lock operation in etcd
+  int64_t etcd_lease_ttl_s = 5;             // the membership lease
 };
 
 // Sizes time bounds from the options: a member that stops answering is seen

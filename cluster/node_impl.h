@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "etcd_arbiter.h"
 #include "hlc.h"
 #include "mutex.h"
 #include "node.h"
@@ -110,6 +111,19 @@ class ClusterNode::Impl {
   Routed<DelExReply> RouteDelEx(std::string_view key, const ValueCondition& condition);
 
  private:
+  // ---- strict mode (router.cc): the guard checked in etcd, the data written
+  // by its owner with the grant's fence --------------------------------------
+  Routed<SetFencedOutcome> FencedWrite(std::string_view key, std::string_view value,
+                                       uint64_t fence, int64_t ttl_ms);
+  Routed<SetIfEqOutcome> StrictSetIfEq(std::string_view guard_key, std::string_view token,
+                                       std::string_view key, std::string_view value,
+                                       int64_t ttl_ms);
+  Routed<DelIfGuardEqOutcome> StrictDelIfGuardEq(std::string_view guard_key,
+                                                 std::string_view token, std::string_view key);
+  Routed<ExpireIfGuardEqOutcome> StrictExpireIfGuardEq(std::string_view guard_key,
+                                                       std::string_view token,
+                                                       std::string_view key, int64_t ttl_ms);
+
   // ---- owner arbitration (router.cc) ------------------------------------------
   //
   // The rule (docs/CLUSTER.md, "Why a paused owner cannot decide"): a
@@ -155,6 +169,19 @@ class ClusterNode::Impl {
   struct View {
     std::vector<AliveMember> alive;
     size_t known = 0;
+    // Strict mode: the members are etcd's list as of `revision`, and
+    // `fingerprint` (XXH3-64 of the ids and addresses in order) is what a
+    // routed request carries: an owner whose list differs refuses it.
+    int64_t revision = 0;
+    uint64_t fingerprint = 0;
+    bool has_self = false;  // this node is in `alive`
+    // Strict mode: who confirms a decision.  Every member of etcd's list and
+    // every member SWIM does not hold dead: one that is alive but not (yet,
+    // or no longer) registered in etcd can be the key's owner as soon as
+    // its registration reaches the others, so it must hold every decision
+    // before it is answered, as in gossip mode (rule 4).  Empty in gossip
+    // mode, where `alive` is that set.
+    std::vector<AliveMember> confirm;
   };
 
   // Where the decision for a key is made.
@@ -200,10 +227,16 @@ class ClusterNode::Impl {
   enum class Asked { kPlain, kHere, kAnswered, kUnknown };
 
   Placement Place(std::string_view key) const;
-  // Rules 1 and 2 above.
+  // Rules 1 and 2 above; in strict mode, rule 1 is "this node is in etcd's
+  // member list and its lease is certainly alive" (EtcdArbiter::Serving).
   bool CanDecide(const View& v) const {
+    if (etcd_) {
+      return v.has_self && etcd_->Serving() && ready_.load(std::memory_order_acquire);
+    }
     return v.alive.size() * 2 > v.known && ready_.load(std::memory_order_acquire);
   }
+  // Strict mode: a member list from etcd (EtcdArbiter's on_members).
+  void OnEtcdMembers(const EtcdMembers& members, int64_t revision) ABSL_LOCKS_EXCLUDED(mu_);
   void SendDecision(const Capture& cap, const Mutation& m) noexcept;
   void SendDecisionOrThrow(const Capture& cap, const Mutation& m);
   bool ConfirmedIn(std::string_view reply) ABSL_LOCKS_EXCLUDED(mu_);
@@ -388,6 +421,11 @@ class ClusterNode::Impl {
   std::atomic<uint64_t> standing_gen_{0};
   std::condition_variable ready_cv_;      // with mu_: ready_ or the view changed
   std::atomic<bool> force_local_{false};  // the tests' TestForceLocalRouting
+  // Strict mode's arbiter (o_.arbiter == kEtcd): built by Start, once the
+  // store is attached; null in gossip mode.
+  std::unique_ptr<EtcdArbiter> etcd_;
+  EtcdMembers etcd_members_ ABSL_GUARDED_BY(mu_);
+  int64_t etcd_members_revision_ ABSL_GUARDED_BY(mu_) = 0;
 
   std::atomic<uint64_t> mutations_published_{0};
   std::atomic<uint64_t> mutations_received_{0};

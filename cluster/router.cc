@@ -58,7 +58,8 @@ ClusterNode::Impl::Placement ClusterNode::Impl::Place(std::string_view key) cons
   p.view = std::atomic_load(&view_);
   // A cluster of one (no other member known, none to join): as a single
   // node, no confirmation from anyone.
-  if (p.view->known <= 1 && o_.join.empty()) return p;
+  // (Never in strict mode: there a lone node's lease decides too.)
+  if (!etcd_ && p.view->known <= 1 && o_.join.empty()) return p;
   if (p.view->alive.empty()) {
     p.kind = Placement::Kind::kHere;  // refused by CanDecide
     return p;
@@ -136,7 +137,7 @@ void ClusterNode::Impl::SendDecisionOrThrow(const Capture& cap, const Mutation& 
   const std::string body = std::move(w.out());
   const int64_t timeout = std::max<int64_t>(1, cap.deadline_ms - WallMs());
   std::vector<const AliveMember*> to;
-  for (const AliveMember& a : cap.view->alive) {
+  for (const AliveMember& a : etcd_ ? cap.view->confirm : cap.view->alive) {
     if (!a.self) to.push_back(&a);
   }
   {
@@ -330,8 +331,10 @@ ClusterNode::Impl::Asked ClusterNode::Impl::Ask(RouteOp op, const RouteArgs& arg
         return Asked::kHere;
       }
       // Without a majority there is nothing to wait for (a partition, or
-      // members down: that takes failure detection, not a round trip).
+      // members down: that takes failure detection, not a round trip); nor
+      // in strict mode without a live lease (renewing it takes longer).
       if (p.view->alive.size() * 2 <= p.view->known) break;
+      if (etcd_ && !etcd_->Serving()) break;
       if (!WaitUntilReady(deadline_ms - o_.max_clock_skew_ms)) break;
       continue;  // the owner may have changed meanwhile
     }
@@ -340,6 +343,11 @@ ClusterNode::Impl::Asked ClusterNode::Impl::Ask(RouteOp op, const RouteArgs& arg
     w.U8(static_cast<uint8_t>(op));
     w.I64(deadline_ms);
     EncodeArgs(op, args, &w);
+    if (etcd_) {
+      // Strict mode: the member list this node computed the owner over.
+      w.U64(p.view->fingerprint);
+      w.I64(p.view->revision);
+    }
     switch (Call(p.address, w.out(), deadline_ms, answer)) {
       case CallResult::kAnswered:
         return Asked::kAnswered;
@@ -349,6 +357,11 @@ ClusterNode::Impl::Asked ClusterNode::Impl::Ask(RouteOp op, const RouteArgs& arg
         break;
     }
     if (WallMs() + o_.max_clock_skew_ms + 10 >= deadline_ms) break;
+    if (etcd_) {
+      // The owner may have another member list: read etcd's now (bounded by
+      // what is left of the request's time).
+      etcd_->RefreshMembers(SteadyMs() + std::max<int64_t>(1, deadline_ms - WallMs()));
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   routed_refused_.fetch_add(1, std::memory_order_relaxed);
@@ -388,29 +401,34 @@ Routed<typename RoutedOp<kOp>::Outcome> ClusterNode::Impl::Route(const RouteArgs
 // RouteArgs in member order: guard, token, key, value, ttl, delta.
 Routed<SetNxOutcome> ClusterNode::Impl::RouteSetNx(std::string_view key, std::string_view value,
                                                    int64_t ttl_ms) {
+  if (etcd_) return etcd_->SetNx(key, value, ttl_ms);
   return Route<RouteOp::kSetNx>({{}, {}, key, value, ttl_ms, 0});
 }
 
 Routed<SetNxOutcome> ClusterNode::Impl::RouteSetNxEphemeral(std::string_view key,
                                                             std::string_view value,
                                                             int64_t ttl_ms) {
+  if (etcd_) return etcd_->SetNx(key, value, ttl_ms);
   return Route<RouteOp::kSetNxEphemeral>({{}, {}, key, value, ttl_ms, 0});
 }
 
 Routed<DelIfEqOutcome> ClusterNode::Impl::RouteDelIfEq(std::string_view key,
                                                        std::string_view token) {
+  if (etcd_) return etcd_->DelIfEq(key, token);
   return Route<RouteOp::kDelIfEq>({{}, token, key, {}, 0, 0});
 }
 
 Routed<SetIfEqOutcome> ClusterNode::Impl::RouteSetIfEq(std::string_view guard_key,
                                                        std::string_view token, std::string_view key,
                                                        std::string_view value, int64_t ttl_ms) {
+  if (etcd_) return StrictSetIfEq(guard_key, token, key, value, ttl_ms);
   return Route<RouteOp::kSetIfEq>({guard_key, token, key, value, ttl_ms, 0});
 }
 
 Routed<DelIfGuardEqOutcome> ClusterNode::Impl::RouteDelIfGuardEq(std::string_view guard_key,
                                                                  std::string_view token,
                                                                  std::string_view key) {
+  if (etcd_) return StrictDelIfGuardEq(guard_key, token, key);
   return Route<RouteOp::kDelIfGuardEq>({guard_key, token, key, {}, 0, 0});
 }
 
@@ -418,6 +436,7 @@ Routed<ExpireIfGuardEqOutcome> ClusterNode::Impl::RouteExpireIfGuardEq(std::stri
                                                                        std::string_view token,
                                                                        std::string_view key,
                                                                        int64_t ttl_ms) {
+  if (etcd_) return StrictExpireIfGuardEq(guard_key, token, key, ttl_ms);
   return Route<RouteOp::kExpireIfGuardEq>({guard_key, token, key, {}, ttl_ms, 0});
 }
 
@@ -437,6 +456,7 @@ Routed<GetReply> ClusterNode::Impl::RouteGet(std::string_view key) {
 Routed<FencedGrant> ClusterNode::Impl::RouteSetNxFenced(std::string_view key,
                                                         std::string_view value, int64_t ttl_ms,
                                                         bool ephemeral) {
+  if (etcd_) return etcd_->SetNxFenced(key, value, ttl_ms);
   RouteArgs a;
   a.key = key;
   a.value = value;
@@ -448,6 +468,7 @@ Routed<FencedGrant> ClusterNode::Impl::RouteSetNxFenced(std::string_view key,
 Routed<ExpireIfEqOutcome> ClusterNode::Impl::RouteExpireIfEq(std::string_view key,
                                                              std::string_view token,
                                                              int64_t ttl_ms) {
+  if (etcd_) return etcd_->ExpireIfEq(key, token, ttl_ms);
   RouteArgs a;
   a.key = key;
   a.token = token;
@@ -470,10 +491,108 @@ Routed<SetFencedOutcome> ClusterNode::Impl::RouteSetFenced(std::string_view key,
 // latest grant or refresh.
 Routed<LockStateReply> ClusterNode::Impl::RouteLockState(std::string_view key,
                                                          std::string_view token) {
+  if (etcd_) return etcd_->LockState(key, token);
   RouteArgs a;
   a.key = key;
   a.token = token;
   return Route<RouteOp::kLockState>(a);
+}
+
+// ---- strict mode: the guard-key operations ------------------------------------
+//
+// The guard (a lock) is checked in etcd, which also gives the grant's
+// fence; the data is written by its owner among the members as a fenced
+// write, which the owner refuses when it has recorded a higher fence for the
+// key (a newer holder wrote).  So a holder whose lock expired between the
+// check and the write cannot overwrite what the next holder wrote.
+
+Routed<SetFencedOutcome> ClusterNode::Impl::FencedWrite(std::string_view key,
+                                                        std::string_view value, uint64_t fence,
+                                                        int64_t ttl_ms) {
+  RouteArgs a;
+  a.key = key;
+  a.value = value;
+  a.fence = fence;
+  a.ttl = ttl_ms;
+  Routed<SetFencedOutcome> w = Route<RouteOp::kSetFenced>(a);
+  if (w.where == Routed<SetFencedOutcome>::Where::kLocal) {
+    w = Routed<SetFencedOutcome>::Owner(store_->SetFencedLocal(key, value, fence, ttl_ms));
+  }
+  return w;
+}
+
+Routed<SetIfEqOutcome> ClusterNode::Impl::StrictSetIfEq(std::string_view guard_key,
+                                                        std::string_view token,
+                                                        std::string_view key,
+                                                        std::string_view value, int64_t ttl_ms) {
+  const EtcdHold h = etcd_->Holds(guard_key, token);
+  if (h.kind == EtcdHold::Kind::kUnreachable) return Routed<SetIfEqOutcome>::Unreachable();
+  if (h.kind == EtcdHold::Kind::kNotHeld) {
+    return Routed<SetIfEqOutcome>::Owner(SetIfEqOutcome::kNotMatched);
+  }
+  const Routed<SetFencedOutcome> w = FencedWrite(key, value, h.fence, ttl_ms);
+  if (w.where != Routed<SetFencedOutcome>::Where::kOwner) {
+    return Routed<SetIfEqOutcome>::Unreachable();
+  }
+  switch (w.outcome) {
+    case SetFencedOutcome::kWritten:
+      return Routed<SetIfEqOutcome>::Owner(SetIfEqOutcome::kWritten);
+    case SetFencedOutcome::kStale:  // a newer holder has written: this one holds no more
+      return Routed<SetIfEqOutcome>::Owner(SetIfEqOutcome::kNotMatched);
+    case SetFencedOutcome::kOutOfMemory:
+      return Routed<SetIfEqOutcome>::Owner(SetIfEqOutcome::kOutOfMemory);
+    case SetFencedOutcome::kInvalidArgument:
+      return Routed<SetIfEqOutcome>::Owner(SetIfEqOutcome::kInvalidArgument);
+    case SetFencedOutcome::kOwnerUnreachable:
+      break;
+  }
+  return Routed<SetIfEqOutcome>::Unreachable();
+}
+
+Routed<DelIfGuardEqOutcome> ClusterNode::Impl::StrictDelIfGuardEq(std::string_view guard_key,
+                                                                  std::string_view token,
+                                                                  std::string_view key) {
+  const EtcdHold h = etcd_->Holds(guard_key, token);
+  if (h.kind == EtcdHold::Kind::kUnreachable) return Routed<DelIfGuardEqOutcome>::Unreachable();
+  if (h.kind == EtcdHold::Kind::kNotHeld) {
+    return Routed<DelIfGuardEqOutcome>::Owner(DelIfGuardEqOutcome::kNotMatched);
+  }
+  int64_t removed = 0;
+  const Status s = store_->Del(key, &removed);
+  if (s == Status::kOutOfMemory) {
+    return Routed<DelIfGuardEqOutcome>::Owner(DelIfGuardEqOutcome::kOutOfMemory);
+  }
+  if (s != Status::kOk) {
+    return Routed<DelIfGuardEqOutcome>::Owner(DelIfGuardEqOutcome::kInvalidArgument);
+  }
+  return Routed<DelIfGuardEqOutcome>::Owner(removed > 0 ? DelIfGuardEqOutcome::kDeleted
+                                                        : DelIfGuardEqOutcome::kAbsent);
+}
+
+Routed<ExpireIfGuardEqOutcome> ClusterNode::Impl::StrictExpireIfGuardEq(
+    std::string_view guard_key, std::string_view token, std::string_view key, int64_t ttl_ms) {
+  if (ttl_ms < 0) {
+    return Routed<ExpireIfGuardEqOutcome>::Owner(ExpireIfGuardEqOutcome::kInvalidArgument);
+  }
+  const EtcdHold h = etcd_->Holds(guard_key, token);
+  if (h.kind == EtcdHold::Kind::kUnreachable) {
+    return Routed<ExpireIfGuardEqOutcome>::Unreachable();
+  }
+  if (h.kind == EtcdHold::Kind::kNotHeld) {
+    return Routed<ExpireIfGuardEqOutcome>::Owner(ExpireIfGuardEqOutcome::kNotMatched);
+  }
+  bool applied = false;
+  const Status s = ttl_ms > 0 ? store_->Expire(key, ttl_ms, &applied) : store_->Persist(key, &applied);
+  if (s == Status::kOutOfMemory) {
+    return Routed<ExpireIfGuardEqOutcome>::Owner(ExpireIfGuardEqOutcome::kOutOfMemory);
+  }
+  if (s != Status::kOk) {
+    return Routed<ExpireIfGuardEqOutcome>::Owner(ExpireIfGuardEqOutcome::kInvalidArgument);
+  }
+  bool exists = applied;
+  if (!applied) store_->Exists(key, &exists);
+  return Routed<ExpireIfGuardEqOutcome>::Owner(exists ? ExpireIfGuardEqOutcome::kApplied
+                                                      : ExpireIfGuardEqOutcome::kAbsent);
 }
 
 Routed<SetWithReply> ClusterNode::Impl::RouteSetWith(std::string_view key, std::string_view value,
@@ -507,6 +626,9 @@ bool ClusterNode::Impl::OnRouteRequest(const std::shared_ptr<Conn>& c, const std
   const auto op = static_cast<RouteOp>(op_byte);
   RouteArgs args;
   if (!DecodeArgs(op, r, &args)) return false;
+  uint64_t fingerprint = 0;
+  int64_t revision = 0;
+  if (etcd_ && (!r->U64(&fingerprint) || !r->I64(&revision))) return false;
   const std::string_view routing = RoutingKey(op, args);
   auto answer = [this, c, asker, request_id](uint8_t status, const std::string& outcome) {
     Writer w;
@@ -516,8 +638,13 @@ bool ClusterNode::Impl::OnRouteRequest(const std::shared_ptr<Conn>& c, const std
     Reply(c, asker, MsgType::kRouteReply, request_id, w.out());
   };
   Placement p = Place(routing);
+  // Strict mode: the asker computed the owner over another member list.
+  // The one that read it earlier catches up: the asker reads etcd's list
+  // before it asks again, and this node too if the asker's is newer.
+  const bool other_list = etcd_ && p.view && fingerprint != p.view->fingerprint;
+  if (other_list && revision > p.view->revision) etcd_->RequestRefresh();
   if (WallMs() + o_.max_clock_skew_ms >= deadline || p.kind != Placement::Kind::kHere ||
-      !CanDecide(*p.view)) {
+      other_list || !CanDecide(*p.view)) {
     routed_refused_.fetch_add(1, std::memory_order_relaxed);
     answer(kRouteRefused, "");
     return true;

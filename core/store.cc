@@ -268,6 +268,14 @@ SetFencedOutcome Store::SetFencedLocal(std::string_view key, std::string_view va
                   [&] { return impl_->SetFencedLocal(key, value, fence, ttl_ms); });
 }
 
+uint64_t Store::FenceClock() const { return impl_->FenceClock(); }
+
+Status Store::MirrorLock(std::string_view key, std::string_view value, int64_t ttl_ms,
+                         uint64_t fence) {
+  return OomGuard(Status::kOutOfMemory,
+                  [&] { return impl_->MirrorLock(key, value, ttl_ms, fence); });
+}
+
 LockStateReply Store::LockState(std::string_view key, std::string_view token) const {
   return OomGuard(LockStateReply{LockStateOutcome::kOutOfMemory, -2, 0},
                   [&] { return impl_->LockState(key, token); });

@@ -209,6 +209,8 @@ class Store::Impl {
   // Moves the fence clock past `fence` (a grant heard of from another
   // member, or loaded).
   void ObserveFence(uint64_t fence);
+  uint64_t FenceClock() const;
+  Status MirrorLock(std::string_view key, std::string_view value, int64_t ttl_ms, uint64_t fence);
   // Raises the fence floor (never lowers it): the fence every fenced write
   // must reach, past every fence a flush removed (or a record that could not
   // be allocated).

@@ -229,6 +229,31 @@ uint64_t Store::Impl::NextFence() {
   return next;
 }
 
+Status Store::Impl::MirrorLock(std::string_view key, std::string_view value, int64_t ttl_ms,
+                              uint64_t fence) {
+  if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0 || fence == 0 || fence > kMaxFence) {
+    return Status::kInvalidArgument;
+  }
+  ObserveFence(fence);
+  Prepared p = Prepare(value);
+  p.fence = fence;
+  const HashedKey hk = HashKey(key);
+  return Mutate<Status>(
+      hk, [&](Shard& s, int64_t now, bool* changed,
+              uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+        int64_t expires_at = 0;
+        if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) return Status::kInvalidArgument;
+        auto it = FindLiveForWriteLocked(s, hk, now, changed);
+        return PutLocked(s, it, hk, &p, expires_at, /*pinned=*/ttl_ms > 0, now, shortfall,
+                         changed);
+      });
+}
+
+uint64_t Store::Impl::FenceClock() const {
+  MutexLock l(&fence_mu_);
+  return std::max(fence_last_, fence_reserved_);
+}
+
 void Store::Impl::ObserveFence(uint64_t fence) {
   MutexLock l(&fence_mu_);
   fence_last_ = std::max(fence_last_, fence);

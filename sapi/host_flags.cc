@@ -64,6 +64,14 @@ const char kHostUsage[] =
     "  --cluster-request-timeout MS    a node-to-node request (default 500)\n"
     "  --cluster-max-clock-skew MS     how far members' clocks may differ (default 100;\n"
     "                                  less than the request timeout)\n"
+    "  --cluster-arbiter gossip|etcd   who decides locks: the key's owner among the\n"
+    "                           members (gossip, the default) or etcd (strict mode,\n"
+    "                           docs/CLUSTER.md)\n"
+    "  --etcd-endpoints ADDR,...       etcd's client addresses (strict mode)\n"
+    "  --etcd-prefix PREFIX     the cluster's keys in etcd (default /ephpm)\n"
+    "  --etcd-timeout MS        one lock operation in etcd, retries included\n"
+    "                           (default 1000)\n"
+    "  --etcd-lease-ttl SECS    the node's membership lease in etcd (default 5)\n"
     "  --log-level LEVEL        error, warn, info (default; one access line per request)\n"
     "                           or debug\n"
     "  -h, --help               this text\n"
@@ -149,9 +157,10 @@ std::string ApplyIni(const std::string& a, const std::string& v, HostFlags* f,
   return "";
 }
 
-// --cluster-join host:port[,host:port...]
-std::string ApplyJoin(const std::string& v, cluster::ClusterOptions* c) {
-  if (v.empty()) return "--cluster-join needs host:port[,host:port...]";
+// --cluster-join / --etcd-endpoints host:port[,host:port...] into *out.
+std::string ApplyAddresses(const std::string& flag, const std::string& v,
+                           std::vector<std::string>* out) {
+  if (v.empty()) return flag + " needs host:port[,host:port...]";
   for (size_t start = 0; start <= v.size();) {
     size_t comma = v.find(',', start);
     if (comma == std::string::npos) comma = v.size();
@@ -159,9 +168,9 @@ std::string ApplyJoin(const std::string& v, cluster::ClusterOptions* c) {
     std::string host;
     uint16_t port = 0;
     if (!SplitHostPort(one, &host, &port) || port == 0) {
-      return "--cluster-join: '" + one + "' is not host:port";
+      return flag + ": '" + one + "' is not host:port";
     }
-    c->join.push_back(one);
+    out->push_back(one);
     start = comma + 1;
   }
   return "";
@@ -266,7 +275,7 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
       cluster_flags = true;
     } else if (a == "--cluster-join") {
       const std::string err =
-          value() ? ApplyJoin(v, &f.cluster) : "--cluster-join needs host:port[,host:port...]";
+          value() ? ApplyAddresses(a, v, &f.cluster.join) : a + " needs host:port[,host:port...]";
       if (!err.empty()) return Error(err);
       cluster_flags = true;
     } else if (a == "--cluster-max-clock-skew") {
@@ -289,6 +298,41 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
       if (a == "--cluster-suspicion-timeout") f.cluster.suspicion_timeout_ms = n;
       if (a == "--cluster-request-timeout") f.cluster.request_timeout_ms = n;
       cluster_flags = true;
+    } else if (a == "--cluster-arbiter") {
+      if (!value() || (v != "gossip" && v != "etcd")) {
+        return Error("--cluster-arbiter must be gossip or etcd");
+      }
+      f.cluster.arbiter = v == "etcd" ? cluster::ClusterOptions::Arbiter::kEtcd
+                                      : cluster::ClusterOptions::Arbiter::kGossip;
+      cluster_flags = true;
+    } else if (a == "--etcd-endpoints") {
+      f.cluster.etcd_endpoints.clear();
+      const std::string err =
+          value() ? ApplyAddresses(a, v, &f.cluster.etcd_endpoints) : a + " needs host:port[,host:port...]";
+      if (!err.empty()) return Error(err);
+      cluster_flags = true;
+    } else if (a == "--etcd-prefix") {
+      // Keys under it are <prefix>/locks/..., so it must not end in '/'.
+      if (!value() || v.empty() || v[0] != '/' || v.back() == '/' || v.size() > 1024) {
+        return Error("--etcd-prefix needs a path starting with '/' and not ending in '/'");
+      }
+      f.cluster.etcd_prefix = v;
+      cluster_flags = true;
+    } else if (a == "--etcd-timeout") {
+      int64_t n = 0;
+      if (!value() || !ParseInt64(v, &n) || n < 10 || n > 3600000) {
+        return Error(a + " needs milliseconds from 10 to 3600000");
+      }
+      f.cluster.etcd_timeout_ms = n;
+      cluster_flags = true;
+    } else if (a == "--etcd-lease-ttl") {
+      int64_t n = 0;
+      // etcd refuses leases shorter than its minimum (about 1.5 s by default).
+      if (!value() || !ParseInt64(v, &n) || n < 2 || n > 3600) {
+        return Error(a + " needs seconds from 2 to 3600");
+      }
+      f.cluster.etcd_lease_ttl_s = n;
+      cluster_flags = true;
     } else if (a == "--log-level") {
       if (!value()) return Error("--log-level needs a level");
       const auto* name = std::find(std::begin(kLogLevelNames), std::end(kLogLevelNames), v);
@@ -309,6 +353,13 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
   }
   if (cluster_flags && !f.want_cluster) {
     return Error("the --cluster-* options need --cluster-node-id");
+  }
+  const bool strict = f.cluster.arbiter == cluster::ClusterOptions::Arbiter::kEtcd;
+  if (strict && f.cluster.etcd_endpoints.empty()) {
+    return Error("--cluster-arbiter etcd needs --etcd-endpoints host:port[,host:port...]");
+  }
+  if (!strict && !f.cluster.etcd_endpoints.empty()) {
+    return Error("--etcd-endpoints needs --cluster-arbiter etcd");
   }
   if (f.cluster.max_clock_skew_ms >= f.cluster.request_timeout_ms) {
     return Error("--cluster-max-clock-skew (" + std::to_string(f.cluster.max_clock_skew_ms) +

@@ -276,6 +276,61 @@ TEST_CASE("host flags: --cluster-* options need --cluster-node-id", "[host_flags
         "nothing to serve: give --docroot DIR and/or --resp ADDR");
 }
 
+TEST_CASE("host flags: strict mode (--cluster-arbiter etcd)", "[host_flags]") {
+  using Arbiter = ephpm::cluster::ClusterOptions::Arbiter;
+  const HostFlags d = Ok(Resp({"--cluster-node-id", "a"}));
+  CHECK(d.cluster.arbiter == Arbiter::kGossip);
+  CHECK(d.cluster.etcd_prefix == "/ephpm");
+  CHECK(d.cluster.etcd_timeout_ms == 1000);
+  CHECK(d.cluster.etcd_lease_ttl_s == 5);
+
+  const HostFlags f = Ok(Resp({"--cluster-node-id", "a", "--cluster-arbiter", "etcd",
+                               "--etcd-endpoints", "127.0.0.1:2379,etcd-2:2379",
+                               "--etcd-prefix", "/app/x", "--etcd-timeout", "10",
+                               "--etcd-lease-ttl", "2"}));
+  CHECK(f.cluster.arbiter == Arbiter::kEtcd);
+  CHECK(f.cluster.etcd_endpoints == std::vector<std::string>{"127.0.0.1:2379", "etcd-2:2379"});
+  CHECK(f.cluster.etcd_prefix == "/app/x");
+  CHECK(f.cluster.etcd_timeout_ms == 10);
+  CHECK(f.cluster.etcd_lease_ttl_s == 2);
+  // The last --etcd-endpoints wins, as every other flag.
+  CHECK(Ok(Resp({"--cluster-node-id", "a", "--cluster-arbiter", "etcd", "--etcd-endpoints",
+                 "h:1", "--etcd-endpoints", "h:2"}))
+            .cluster.etcd_endpoints == std::vector<std::string>{"h:2"});
+  CHECK(Ok(Resp({"--cluster-node-id", "a", "--cluster-arbiter", "gossip"})).cluster.arbiter ==
+        Arbiter::kGossip);
+
+  const Args node = {"--cluster-node-id", "a"};
+  auto with = [&](Args more) {
+    Args a = node;
+    a.insert(a.end(), more.begin(), more.end());
+    return Resp(a);
+  };
+  CHECK(Err(with({"--cluster-arbiter", "raft"})) == "--cluster-arbiter must be gossip or etcd");
+  CHECK(Err(with({"--cluster-arbiter"})) == "--cluster-arbiter must be gossip or etcd");
+  CHECK(Err(with({"--cluster-arbiter", "etcd"})) ==
+        "--cluster-arbiter etcd needs --etcd-endpoints host:port[,host:port...]");
+  CHECK(Err(with({"--etcd-endpoints", "h:1"})) == "--etcd-endpoints needs --cluster-arbiter etcd");
+  CHECK(Err(with({"--etcd-endpoints"})) == "--etcd-endpoints needs host:port[,host:port...]");
+  CHECK(Err(with({"--etcd-endpoints", "h:1,h"})) == "--etcd-endpoints: 'h' is not host:port");
+  CHECK(Err(with({"--etcd-endpoints", "h:0"})) == "--etcd-endpoints: 'h:0' is not host:port");
+  const std::string bad_prefix =
+      "--etcd-prefix needs a path starting with '/' and not ending in '/'";
+  for (const std::string& p : {std::string(""), std::string("app"), std::string("/app/"),
+                               std::string("/"), "/" + std::string(1024, 'p')}) {
+    CHECK(Err(with({"--etcd-prefix", p})) == bad_prefix);
+  }
+  for (const char* n : {"9", "3600001", "x", "-1"}) {
+    CHECK(Err(with({"--etcd-timeout", n})) == "--etcd-timeout needs milliseconds from 10 to 3600000");
+  }
+  for (const char* n : {"1", "0", "3601", "x"}) {
+    CHECK(Err(with({"--etcd-lease-ttl", n})) == "--etcd-lease-ttl needs seconds from 2 to 3600");
+  }
+  // They are --cluster-* options too: they need a node id.
+  CHECK(Err(Resp({"--cluster-arbiter", "etcd", "--etcd-endpoints", "h:1"})) ==
+        "the --cluster-* options need --cluster-node-id");
+}
+
 TEST_CASE("host flags: the clock skew must stay below the request timeout", "[host_flags]") {
   const std::string msg =
       "--cluster-max-clock-skew (500) must be less than --cluster-request-timeout (500): "

@@ -5,7 +5,8 @@
 //
 //   php tests/host/run.php --ephpm BUILD/sapi/ephpm --examples examples/ [GROUP ...]
 //
-// GROUPs: lock basics session resp leaks malformed timeout shutdown workers cluster persistence compat (default:
+// GROUPs: lock basics session resp leaks malformed timeout shutdown workers cluster cluster_strict persistence
+// compat (default:
 // all).  Every group starts its own server(s) and ends with SIGTERM, which
 // must give exit code 0.  Prints one line per check; exits 1 if any failed.
 // lib/ holds the checks, the server, the clients and the fixtures;
@@ -30,6 +31,7 @@ require_once __DIR__ . '/groups/basics.php';
 require_once __DIR__ . '/groups/session.php';
 require_once __DIR__ . '/groups/resp.php';
 require_once __DIR__ . '/groups/cluster.php';
+require_once __DIR__ . '/groups/cluster_strict.php';
 require_once __DIR__ . '/groups/leaks.php';
 require_once __DIR__ . '/groups/malformed.php';
 require_once __DIR__ . '/groups/timeout.php';
@@ -43,7 +45,7 @@ require_once __DIR__ . '/groups/compat.php';
 function main(array $argv): int
 {
     $groups = ['lock', 'basics', 'session', 'resp', 'leaks', 'malformed', 'timeout', 'shutdown', 'workers',
-               'cluster', 'persistence', 'compat'];
+               'cluster', 'cluster_strict', 'persistence', 'compat'];
     $env = ['ephpm' => null, 'examples' => null];
     $only = [];
     for ($i = 1; $i < count($argv); $i++) {

@@ -246,6 +246,18 @@ class Store {
   LockStateReply LockState(std::string_view key, std::string_view token) const;
   // The read itself, on this node.  Never routes.
   LockStateReply LockStateLocal(std::string_view key, std::string_view token) const;
+  // The fence clock: at least every fence this store granted, observed or
+  // loaded (with a log, the mark reserved ahead of them).  Strict mode
+  // raises etcd's fence offset past it (cluster/etcd_arbiter.h).
+  uint64_t FenceClock() const;
+  // Strict mode's copy of a lock granted (or refreshed) in etcd with
+  // `fence`: stores value under key as a lock (pinned while it has a TTL)
+  // carrying that fence, whatever was there, and moves the fence clock past
+  // it.  The copy is replicated and logged with its fence, so every member's
+  // fence clock, and this one's after a restart, passes the grant: a later
+  // gossip-mode grant is above it.  Never a decision.
+  Status MirrorLock(std::string_view key, std::string_view value, int64_t ttl_ms,
+                    uint64_t fence);
 
   // --- conditional writes of Redis 8.4 (RESP) -----------------------------
 

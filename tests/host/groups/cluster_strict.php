@@ -1,0 +1,135 @@
+<?php
+// The cluster_strict group: three ephpm hosts in strict mode (lock decisions
+// in etcd, docs/CLUSTER.md "Strict mode") with PHP, over a one-member etcd
+// started by tests/etcd/etcd-cluster.sh.  RESP-level checks, quorum loss and
+// fences across mode switches are in tests/e2e/etcd_{strict,fences}.sh.
+
+declare(strict_types=1);
+
+/**
+ * Sessions and ephpm_kv_setnx through PHP when etcd decides the locks: 20
+ * concurrent requests on one session spread over three hosts each see the
+ * one before; a lock taken by PHP on one host is refused on the others and
+ * carries etcd's fence; with etcd gone, PHP's lock calls answer false with
+ * the unreachable warning and the session handler does what
+ * ephpm.session_lock_failure says.
+ */
+function group_cluster_strict(array $env): void
+{
+    $script = dirname(__DIR__, 2) . '/etcd/etcd-cluster.sh';
+    $dir = sys_get_temp_dir() . '/ephpm-host-etcd-' . getmypid();
+    exec('bash ' . escapeshellarg($script) . ' start ' . escapeshellarg($dir) . ' 1 ' . getmypid()
+        . ' 2>&1', $out, $rc);
+    if (!check('etcd starts', $rc === 0, implode("\n", $out))) {
+        return;
+    }
+    register_shutdown_function(function () use ($script, $dir) {
+        exec('bash ' . escapeshellarg($script) . ' stop ' . escapeshellarg($dir) . ' 2>&1');
+        exec('rm -rf ' . escapeshellarg($dir));
+    });
+    $endpoints = trim((string)file_get_contents("$dir/endpoints"));
+    $prefix = '/ephpm-host-' . getmypid();
+    $node = function (string $id, string $join) use ($env, $endpoints, $prefix): Server {
+        $args = ['--docroot', $env['docroot'], '--cluster-node-id', $id,
+                 '--cluster-listen', '127.0.0.1:0', '--cluster-arbiter', 'etcd',
+                 '--etcd-endpoints', $endpoints, '--etcd-prefix', $prefix,
+                 '--etcd-lease-ttl', '2', '-d', 'ephpm.session_lock_failure=fail'];
+        if ($join !== '') {
+            array_push($args, '--cluster-join', $join);
+        }
+        return Server::start($env['ephpm'], $args, true);
+    };
+    $n1 = $node('n1', '');
+    $n2 = $node('n2', $n1->cluster_address);
+    $n3 = $node('n3', $n2->cluster_address);
+    $nodes = [$n1, $n2, $n3];
+    $converged = eventually(15, function () use ($nodes) {
+        foreach ($nodes as $n) {
+            $info = cluster_info($n);
+            if (($info['cluster_alive'] ?? '') !== '3' || ($info['cluster_ready'] ?? '') !== '1'
+                || ($info['cluster_etcd_serving'] ?? '') !== '1') {
+                return false;
+            }
+        }
+        return true;
+    });
+    check('strict: every node sees 3 alive, is ready and holds its etcd lease', $converged,
+        show(cluster_info($n3)));
+
+    // The session lock is an etcd transaction, the data a fenced write by
+    // its owner among the members.
+    $first = http($n1, 'GET', '/sess_slow_incr.php');
+    check_eq('strict session: the first request counts 1', '1', $first['body']);
+    preg_match('/PHPSESSID=([^;]+)/', (string)header_of($first, 'Set-Cookie'), $m);
+    $sid = $m[1] ?? '';
+    $pairs = [];
+    for ($i = 0; $i < 20; $i++) {
+        $pairs[] = [$nodes[$i % 3], build_request('GET', '/sess_slow_incr.php', ['Cookie' => "PHPSESSID=$sid"])];
+    }
+    $bodies = array_map(fn($r) => (int)($r['body'] ?? 0), concurrently_on($pairs));
+    sort($bodies);
+    check_eq('strict session: 20 locked increments over 3 nodes each saw the one before',
+        range(2, 21), $bodies);
+    foreach (['n1' => $n1, 'n2' => $n2, 'n3' => $n3] as $name => $n) {
+        check("strict session: the counter is 21 on $name", eventually(5, function () use ($n, $sid) {
+            return (json_of(http($n, 'GET', "/sess_counter.php?sid=$sid"), 'sess_counter')['n'] ?? null) === 21;
+        }));
+    }
+    $info = cluster_info($n1);
+    check('strict: n1 granted locks in etcd', (int)($info['cluster_etcd_grants'] ?? 0) > 0, show($info));
+
+    // A lock through PHP: one holder over three hosts, etcd's fence.
+    $set = fn(Server $n, string $tok) => json_of(http($n, 'GET',
+        '/strict_lock.php?op=setnx&key=plock&token=' . $tok), 'strict_lock');
+    check_eq('strict: ephpm_kv_setnx on n1 takes the lock', true, $set($n1, 'a')['result'] ?? null);
+    check_eq('strict: ephpm_kv_setnx on n2 is refused', false, $set($n2, 'b')['result'] ?? null);
+    $fence = resp_on($n3, ['LOCK.FENCE', 'plock', 'a']);
+    check('strict: LOCK.FENCE on n3 reads the holder\'s fence', is_int($fence) && $fence > 0, show($fence));
+    $del = fn(Server $n, string $tok) => json_of(http($n, 'GET',
+        '/strict_lock.php?op=del&key=plock&token=' . $tok), 'strict_lock');
+    check_eq('strict: ephpm_kv_del_if_eq with another token deletes nothing', false,
+        $del($n3, 'b')['result'] ?? null);
+    check_eq('strict: ephpm_kv_del_if_eq with the token releases', true, $del($n3, 'a')['result'] ?? null);
+
+    // etcd gone: lock calls answer false with the warning, never a local
+    // guess; reads go on; the session handler follows its policy (fail).
+    exec('bash ' . escapeshellarg($script) . ' kill ' . escapeshellarg($dir) . ' 1 2>&1');
+    $r = $set($n2, 'c');
+    check_eq('strict, etcd down: ephpm_kv_setnx answers false', false, $r['result'] ?? null);
+    check('strict, etcd down: ... with the unreachable warning',
+        str_contains((string)($r['warning'] ?? ''), 'unreachable'), show($r));
+    $s = http($n2, 'GET', '/sess_slow_incr.php', ['Cookie' => "PHPSESSID=$sid"]);
+    check('strict, etcd down: session_start() gives up (ephpm.session_lock_failure=fail)',
+        str_contains((string)($s['body'] ?? ''), 'gave up (ephpm.session_lock_failure=fail)'),
+        show($s['body'] ?? null));
+    check("strict, etcd down: the counter still reads 21",
+        (json_of(http($n1, 'GET', "/sess_counter.php?sid=$sid"), 'sess_counter')['n'] ?? null) === 21);
+
+    // Back: locks resume.
+    exec('bash ' . escapeshellarg($script) . ' restart ' . escapeshellarg($dir) . ' 1 2>&1');
+    check('strict, etcd back: PHP takes a lock again', eventually(15, function () use ($set, $n2) {
+        return ($set($n2, 'd')['result'] ?? null) === true;
+    }));
+
+    // A paused node's membership lease runs out (2 s): etcd drops it from
+    // the member list the others compute owners over; resumed, it finds
+    // its lease gone and registers again.
+    $n3->signal(19);  // SIGSTOP (php -n has no pcntl constants)
+    $dropped = eventually(10, function () use ($n1, $n2) {
+        return (cluster_info($n1)['cluster_etcd_members'] ?? '') === '2'
+            && (cluster_info($n2)['cluster_etcd_members'] ?? '') === '2';
+    });
+    check('strict: a paused node leaves etcd\'s member list when its lease runs out', $dropped,
+        show(cluster_info($n1)));
+    $n3->signal(18);  // SIGCONT
+    check('strict: resumed, it finds its lease lost and registers again',
+        eventually(10, function () use ($n1, $n3) {
+            $i3 = cluster_info($n3);
+            return (int)($i3['cluster_etcd_lease_lost'] ?? 0) >= 1
+                && ($i3['cluster_etcd_serving'] ?? '') === '1'
+                && (cluster_info($n1)['cluster_etcd_members'] ?? '') === '3';
+        }), show(cluster_info($n3)));
+    foreach ($nodes as $n) {
+        $n->stop();
+    }
+}
