@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "checker.h"
+#include "etcd.h"
 #include "process.h"
 #include "report.h"
 #include "resp_client.h"
@@ -55,6 +56,13 @@ class Cluster {
     for (Node& n : nodes_) n.child.Kill();
   }
 
+  // Strict mode: every node decides locks through `etcd` (which outlives
+  // this), its keys under `prefix`.  Before the first Start.
+  void UseEtcd(EtcdCluster* etcd, const std::string& prefix) {
+    etcd_ = etcd;
+    etcd_prefix_ = prefix;
+  }
+
   size_t size() const { return nodes_.size(); }
   Node& node(size_t i) { return nodes_[i]; }
   std::vector<std::string> Ids() const {
@@ -88,9 +96,16 @@ class Cluster {
         "--cluster-suspicion-timeout", std::to_string(c_.suspicion_ms),
         "--cluster-request-timeout", std::to_string(c_.request_timeout_ms),
         "--log-level", "info"};
+    std::vector<std::string> args = argv;
+    if (etcd_ != nullptr) {
+      args.insert(args.end(), {"--cluster-arbiter", "etcd", "--etcd-endpoints", etcd_->Endpoints(),
+                               "--etcd-prefix", etcd_prefix_, "--etcd-timeout",
+                               std::to_string(c_.etcd_timeout_ms), "--etcd-lease-ttl",
+                               std::to_string(c_.etcd_lease_ttl_s)});
+    }
     for (int attempt = 1; attempt <= 5; ++attempt) {
       const size_t from = FileSize(n.log);
-      if (!n.child.Spawn(argv, n.log, error)) return false;
+      if (!n.child.Spawn(args, n.log, error)) return false;
       const std::string addr = WaitForLine(n.child, n.log, from, "resp listening on ", 10000);
       if (!addr.empty()) {
         RespClient client;
@@ -198,6 +213,30 @@ class Cluster {
         if (states.empty()) *why += " " + info;
         return false;
       }
+      // Strict mode: the node's membership lease is alive (it answers lock
+      // operations).
+      if (etcd_ != nullptr && info.find("cluster_etcd_serving:1\r\n") == std::string::npos &&
+          info.find("cluster_etcd_serving:1\n") == std::string::npos) {
+        *why = nodes_[i].id + " is not serving in strict mode (its etcd lease is not certainly "
+               "alive)";
+        return false;
+      }
+    }
+    if (etcd_ != nullptr) {
+      // ... and etcd's member list, over which strict mode spreads the
+      // keys, has exactly the three.
+      std::set<std::string> ids;
+      std::string error;
+      if (!etcd_->RangeIds(etcd_prefix_ + "/members/", &ids, &error)) {
+        *why = "cannot read the members from etcd: " + error;
+        return false;
+      }
+      const std::vector<std::string> want = Ids();
+      if (ids != std::set<std::string>(want.begin(), want.end())) {
+        *why = "etcd lists the members:";
+        for (const auto& id : ids) *why += " " + id;
+        return false;
+      }
     }
     return true;
   }
@@ -270,6 +309,8 @@ class Cluster {
   const Config& c_;
   const std::string program_;
   std::deque<Node> nodes_;  // a deque: a Node (its Child) never moves
+  EtcdCluster* etcd_ = nullptr;
+  std::string etcd_prefix_;
 };
 
 // ---- faults -----------------------------------------------------------------------
@@ -279,8 +320,10 @@ class Cluster {
 // node paused or down.
 class FaultSchedule {
  public:
-  FaultSchedule(const Config& c, Cluster* cluster, uint64_t seed)
-      : c_(c), cluster_(cluster), rng_(seed), last_progress_us_(NowUs()) {}
+  // `etcd`: the etcd cluster the etcd-* kinds act on (used by the nodes in
+  // strict mode, unused in gossip mode); null when there is none.
+  FaultSchedule(const Config& c, Cluster* cluster, EtcdCluster* etcd, uint64_t seed)
+      : c_(c), cluster_(cluster), etcd_(etcd), rng_(seed), last_progress_us_(NowUs()) {}
 
   // Runs faults until `until_us`, finishing the one in progress; false
   // with *error when a node cannot be restarted (the run cannot go on).
@@ -320,6 +363,9 @@ class FaultSchedule {
     while (NowUs() < until_us) {
       SleepMs(std::min<int64_t>(50, (until_us - NowUs()) / 1000 + 1));
       for (auto& c : cluster_->Crashes()) rec_->crashes.push_back(c);
+      if (etcd_ != nullptr) {
+        for (auto& c : etcd_->Crashes()) rec_->crashes.push_back(c);
+      }
       if (NowUs() - last_progress_us_ > 10'000'000) {
         last_progress_us_ = NowUs();
         progress_();
@@ -347,7 +393,65 @@ class FaultSchedule {
     return true;
   }
 
+  bool RestartEtcd(size_t k, std::string* error) {
+    if (!etcd_->Start(k, error)) {
+      *error = "cannot restart etcd " + etcd_->member(k).name + ": " + *error;
+      return false;
+    }
+    std::string why;
+    const int64_t from = NowUs();
+    // Back in the raft group (it knows the leader) before the next fault, so
+    // that the next etcd fault never leaves two members down.
+    if (!etcd_->WaitHealthy(20000, &why)) {
+      *error = "etcd is not healthy 20 s after " + etcd_->member(k).name + " restarted: " + why;
+      return false;
+    }
+    Event("etcd %s restarted (same data dir and ports); all three know the leader after %s",
+          etcd_->member(k).name.c_str(), Ms(NowUs() - from).c_str());
+    return true;
+  }
+
+  // etcd-kill-restart: one member, drawn from the seed, SIGKILLed and
+  // restarted after 0.5-3 s.  etcd-kill-leader: whichever member leads,
+  // likewise.  The draws are the same whatever happens, so that the rest
+  // of the schedule does not depend on the etcd cluster's state.
+  bool RunEtcd(const std::string& kind, std::string* error) {
+    const size_t drawn = static_cast<size_t>(rng_() % 3);
+    const int64_t down = Between(500, 3000);
+    if (etcd_ == nullptr) {
+      rec_->not_applied.push_back(kind + ": no etcd cluster");
+      return true;
+    }
+    std::string why;
+    if (!etcd_->WaitHealthy(20000, &why)) {
+      *error = "etcd is not healthy before " + kind + ": " + why;
+      return false;
+    }
+    size_t k = drawn;
+    if (kind == "etcd-kill-leader") {
+      int leader = -1;
+      for (int attempt = 0; attempt < 40 && leader < 0; ++attempt) {
+        leader = etcd_->Leader();
+        if (leader < 0) SleepMs(50);
+      }
+      if (leader < 0) {
+        Event("etcd-kill-leader: no member says it leads; NOT applied");
+        rec_->not_applied.push_back(kind + ": no leader found");
+        return true;
+      }
+      k = static_cast<size_t>(leader);
+    }
+    const bool leads = etcd_->Leader() == static_cast<int>(k);
+    Event("SIGKILL etcd %s (%s), restart in %" PRId64 " ms%s", etcd_->member(k).name.c_str(),
+          leads ? "the leader" : "a follower", down,
+          c_.Strict() ? "" : " (gossip mode: nobody uses etcd)");
+    etcd_->Kill(k);
+    WaitMs(down);
+    return RestartEtcd(k, error);
+  }
+
   bool RunOne(const std::string& kind, std::string* error) {
+    if (kind.rfind("etcd-", 0) == 0) return RunEtcd(kind, error);
     const int64_t detect = c_.DetectionBoundMs();
     const int64_t req = c_.request_timeout_ms;
     if (kind == "pause-short" || kind == "pause-long") {
@@ -411,6 +515,7 @@ class FaultSchedule {
 
   const Config& c_;
   Cluster* cluster_;
+  EtcdCluster* etcd_;
   std::mt19937_64 rng_;
   FaultRecord* rec_ = nullptr;
   std::function<void()> progress_;

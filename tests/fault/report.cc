@@ -4,6 +4,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <map>
 
 namespace ephpm_fault {
 
@@ -123,6 +124,27 @@ void PrintPhase(const PhaseReport& p, bool fails) {
                   v.impossible_replies.size(), v.impossible_replies.front());
     }
     std::printf("\n");
+    if (!v.duplicate_replies.empty()) {
+      // Which requests got the same value: through which nodes, when.
+      auto it = p.result.incr_acks.find(key);
+      std::map<int64_t, std::vector<const IncrAck*>> by_value;
+      if (it != p.result.incr_acks.end()) {
+        for (const IncrAck& a : it->second) by_value[a.value].push_back(&a);
+      }
+      size_t shown = 0;
+      for (int64_t dup : v.duplicate_replies) {
+        if (shown++ >= 12) {
+          std::printf("    ... and %zu more values\n", v.duplicate_replies.size() - 12);
+          break;
+        }
+        std::printf("    %" PRId64 " acknowledged to:", dup);
+        for (const IncrAck* a : by_value[dup]) {
+          std::printf(" [via %s, sent %s, answered %s]", a->node.c_str(), At(a->sent_us).c_str(),
+                      At(a->replied_us).c_str());
+        }
+        std::printf("\n");
+      }
+    }
   }
   std::printf("  increments: acked %" PRId64 ", unknown %" PRId64 ", observed %" PRId64
               " (lowest node), LOST %" PRId64 ", PHANTOM %" PRId64 "\n",

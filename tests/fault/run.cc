@@ -50,6 +50,8 @@ namespace {
 
 const char* const kAllKinds[] = {"pause-short", "pause-long",  "kill",      "kill-lagging",
                                  "delay-short", "delay-long",  "delayrepl"};
+// Faults of the etcd cluster (strict mode): "etcd" in EPHPM_FAULT_KINDS.
+const char* const kEtcdKinds[] = {"etcd-kill-restart", "etcd-kill-leader"};
 
 bool EnvInt(const char* name, int64_t lo, int64_t hi, int64_t* v, std::string* error) {
   const char* s = std::getenv(name);
@@ -117,18 +119,45 @@ bool LoadConfig(Config* c, std::string* error) {
       return false;
     }
   }
-  std::string kinds = "all";
+  if (c->arbiter.empty()) {
+    const char* s = std::getenv("EPHPM_FAULT_ARBITER");
+    c->arbiter = s != nullptr && *s != '\0' ? s : "gossip";
+  }
+  if (c->arbiter != "gossip" && c->arbiter != "etcd") {
+    *error = "the arbiter (--arbiter, EPHPM_FAULT_ARBITER) must be gossip or etcd, not '" +
+             c->arbiter + "'";
+    return false;
+  }
+  if (!EnvInt("EPHPM_FAULT_ETCD_HEARTBEAT_MS", 10, 10000, &c->etcd_heartbeat_ms, error) ||
+      !EnvInt("EPHPM_FAULT_ETCD_ELECTION_MS", 50, 60000, &c->etcd_election_ms, error) ||
+      !EnvInt("EPHPM_FAULT_ETCD_TIMEOUT_MS", 10, 3600000, &c->etcd_timeout_ms, error) ||
+      !EnvInt("EPHPM_FAULT_ETCD_LEASE_TTL", 2, 3600, &c->etcd_lease_ttl_s, error)) {
+    return false;
+  }
+  if (const char* s = std::getenv("EPHPM_FAULT_ETCD"); s != nullptr && *s != '\0') {
+    c->etcd_program = s;
+  }
+  // The default: every kind that has a target (the etcd faults only when
+  // etcd decides; EPHPM_FAULT_KINDS=all,etcd runs them in gossip mode too,
+  // against an etcd cluster nobody uses).
+  std::string kinds = c->Strict() ? "all,etcd" : "all";
   if (const char* s = std::getenv("EPHPM_FAULT_KINDS"); s != nullptr && *s != '\0') kinds = s;
+  c->kinds_text = kinds;
   std::stringstream ss(kinds);
   for (std::string k; std::getline(ss, k, ',');) {
     if (k == "all") {
       c->kinds.insert(std::begin(kAllKinds), std::end(kAllKinds));
+    } else if (k == "etcd") {
+      c->kinds.insert(std::begin(kEtcdKinds), std::end(kEtcdKinds));
     } else if (k == "none") {
-    } else if (std::find(std::begin(kAllKinds), std::end(kAllKinds), k) != std::end(kAllKinds)) {
+    } else if (std::find(std::begin(kAllKinds), std::end(kAllKinds), k) != std::end(kAllKinds) ||
+               std::find(std::begin(kEtcdKinds), std::end(kEtcdKinds), k) !=
+                   std::end(kEtcdKinds)) {
       c->kinds.insert(k);
     } else {
-      *error = "EPHPM_FAULT_KINDS: unknown kind '" + k + "' (all, none, or of: pause-short " +
-               "pause-long kill kill-lagging delay-short delay-long delayrepl)";
+      *error = "EPHPM_FAULT_KINDS: unknown kind '" + k + "' (all, etcd, none, or of: " +
+               "pause-short pause-long kill kill-lagging delay-short delay-long delayrepl " +
+               "etcd-kill-restart etcd-kill-leader)";
       return false;
     }
   }

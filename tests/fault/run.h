@@ -41,6 +41,26 @@ struct Config {
   std::string log_dir;
   bool keep_logs = false;
 
+  // Who decides locks: "gossip" (the key's owner) or "etcd" (strict mode,
+  // docs/CLUSTER.md): --arbiter or EPHPM_FAULT_ARBITER.  LoadConfig fills it
+  // from the environment when the caller left it empty.
+  std::string arbiter;
+  bool Strict() const { return arbiter == "etcd"; }
+  // The etcd cluster, started in strict mode and whenever the schedule has
+  // etcd faults (in gossip mode it runs unused, so that the same seed gives
+  // the same schedule and a similar load in both modes).
+  std::string etcd_program = "/usr/bin/etcd";
+  int64_t etcd_heartbeat_ms = 50, etcd_election_ms = 500;  // as tests/etcd/etcd-cluster.sh
+  // The hosts' --etcd-timeout and --etcd-lease-ttl in strict mode.
+  int64_t etcd_timeout_ms = 1000;
+  int64_t etcd_lease_ttl_s = 2;
+  bool EtcdFaults() const {
+    return kinds.count("etcd-kill-restart") > 0 || kinds.count("etcd-kill-leader") > 0;
+  }
+  bool NeedEtcd() const { return Strict() || EtcdFaults(); }
+  // The kinds as given (or defaulted), for the replay line.
+  std::string kinds_text;
+
   // The cluster's own bound (docs/CLUSTER.md): a stopped member of three is
   // seen dead by every other member within this.
   int64_t DetectionBoundMs() const {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 #include <random>
 
 #include "resp_client.h"
@@ -103,6 +104,14 @@ WorkloadResult Workload::Stop() {
       m.replies.insert(m.replies.end(), h.replies.begin(), h.replies.end());
     }
     r.connect_failures += p.connect_failures;
+    r.clusterdown_set += p.clusterdown_set;
+    r.clusterdown_delifeq += p.clusterdown_delifeq;
+    r.clusterdown_incr += p.clusterdown_incr;
+    for (auto& [key, acks] : p.incr_acks) {
+      auto& all = r.incr_acks[key];
+      all.insert(all.end(), std::make_move_iterator(acks.begin()),
+                 std::make_move_iterator(acks.end()));
+    }
     for (auto& u : p.unexpected) {
       if (r.unexpected.size() < kMaxUnexpected) r.unexpected.push_back(std::move(u));
     }
@@ -150,6 +159,7 @@ void Workload::LockLoop(int index, PerThread* out) {
     } else if (IsClusterDown(reply)) {
       cycle.acquire = Acquire::kUnknown;
       cycle.detail = reply.Text();
+      ++out->clusterdown_set;
     } else {
       cycle.acquire = Acquire::kUnexpected;
       cycle.detail = reply.Text();
@@ -183,6 +193,7 @@ void Workload::LockLoop(int index, PerThread* out) {
     } else if (IsClusterDown(reply)) {
       cycle.release = Release::kUnknown;
       cycle.detail = reply.Text();
+      ++out->clusterdown_delifeq;
     } else {
       cycle.release = Release::kUnexpected;
       cycle.detail = reply.Text();
@@ -205,16 +216,19 @@ void Workload::IncrLoop(int index, PerThread* out) {
     CounterHistory& h = out->counters[key];
     Reply reply;
     std::string error;
+    const int64_t sent_us = NowUs();
     if (!c->Call({"INCR", key}, o_.client_timeout_ms, &reply, &error)) {
       ++h.unknown;
       unknown_.fetch_add(1);
     } else if (reply.kind == Reply::kInt) {
       ++h.acked;
       h.replies.push_back(reply.num);
+      out->incr_acks[key].push_back(IncrAck{reply.num, picker.node(), sent_us, NowUs()});
       acked_.fetch_add(1);
     } else if (IsClusterDown(reply)) {
       ++h.unknown;
       unknown_.fetch_add(1);
+      ++out->clusterdown_incr;
     } else {
       // A failure of its own (the report lists it); the judge counts it as
       // possibly landed.

@@ -41,11 +41,23 @@ struct WorkloadOptions {
   std::string token_prefix;  // tokens are unique across phases
 };
 
+// One acknowledged INCR, for the report on a counter that went back (which
+// two requests, through which nodes, when).
+struct IncrAck {
+  int64_t value = 0;
+  std::string node;  // the node asked
+  int64_t sent_us = 0, replied_us = 0;
+};
+
 struct WorkloadResult {
   std::vector<LockCycle> cycles;
   std::map<std::string, CounterHistory> counters;
   int64_t connect_failures = 0;  // nothing was sent: not an outcome
   std::vector<std::string> unexpected;  // the first few unexpected replies, with context
+  // -CLUSTERDOWN answers (a share of the unknown outcomes), by command.
+  int64_t clusterdown_set = 0, clusterdown_delifeq = 0, clusterdown_incr = 0;
+  int64_t Clusterdown() const { return clusterdown_set + clusterdown_delifeq + clusterdown_incr; }
+  std::map<std::string, std::vector<IncrAck>> incr_acks;  // per counter
 };
 
 class Workload {
@@ -72,6 +84,8 @@ class Workload {
     std::map<std::string, CounterHistory> counters;
     int64_t connect_failures = 0;
     std::vector<std::string> unexpected;
+    int64_t clusterdown_set = 0, clusterdown_delifeq = 0, clusterdown_incr = 0;
+    std::map<std::string, std::vector<IncrAck>> incr_acks;
   };
   class Picker;
 
