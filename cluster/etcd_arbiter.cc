@@ -315,6 +315,27 @@ void EtcdArbiter::RevokeLater(int64_t lease) {
   cv_.notify_all();
 }
 
+EtcdCompare EtcdArbiter::ValueIs(const std::string& key, std::string_view token) {
+  EtcdCompare c;
+  c.key = key;
+  c.target = EtcdCompare::Target::kValue;
+  c.value = std::string(token);
+  return c;
+}
+
+bool EtcdArbiter::TxnUntil(const std::vector<EtcdCompare>& compare,
+                           const std::vector<EtcdOp>& success, const std::vector<EtcdOp>& failure,
+                           int64_t deadline_ms, EtcdTxnResult* r) {
+  for (;;) {
+    const EtcdStatus s = client_.Txn(compare, success, failure, deadline_ms, r);
+    if (s.ok()) return true;
+    txns_failed_.fetch_add(1, std::memory_order_relaxed);
+    if (s.code == EtcdStatus::Code::kUnavailable && NowSteadyMs() < deadline_ms) continue;
+    refused_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+}
+
 bool EtcdArbiter::ArgsOk(std::string_view key, std::string_view value, int64_t ttl_ms) const {
   return !key.empty() && key.size() <= kMaxKeySize && value.size() <= kMaxLockValue && ttl_ms >= 0;
 }
@@ -441,21 +462,11 @@ Routed<DelIfEqOutcome> EtcdArbiter::DelIfEq(std::string_view key, std::string_vi
     return Routed<DelIfEqOutcome>::Unreachable();
   }
   const std::string lock = LockKey(key);
-  EtcdCompare mine;
-  mine.key = lock;
-  mine.target = EtcdCompare::Target::kValue;
-  mine.value = std::string(token);
   EtcdTxnResult r;
-  const int64_t deadline = Deadline();
-  for (;;) {
-    // Idempotent: a release that landed makes a retry find nothing.
-    const EtcdStatus s = client_.Txn(
-        {mine}, {EtcdOp::Delete(lock, /*prev_kv=*/true), EtcdOp::Delete(FenceKey(key))}, {},
-        deadline, &r);
-    if (s.ok()) break;
-    txns_failed_.fetch_add(1, std::memory_order_relaxed);
-    if (s.code == EtcdStatus::Code::kUnavailable && NowSteadyMs() < deadline) continue;
-    refused_.fetch_add(1, std::memory_order_relaxed);
+  // Retried as it is: a release that landed makes a retry find nothing.
+  if (!TxnUntil({ValueIs(lock, token)},
+                {EtcdOp::Delete(lock, /*prev_kv=*/true), EtcdOp::Delete(FenceKey(key))}, {},
+                Deadline(), &r)) {
     return Routed<DelIfEqOutcome>::Unreachable();
   }
   if (!r.succeeded) return Routed<DelIfEqOutcome>::Owner(DelIfEqOutcome::kNotMatched);
@@ -491,24 +502,16 @@ Routed<ExpireIfEqOutcome> EtcdArbiter::ExpireIfEq(std::string_view key, std::str
     return Routed<ExpireIfEqOutcome>::Unreachable();
   }
   const std::string lock = LockKey(key);
-  EtcdCompare mine;
-  mine.key = lock;
-  mine.target = EtcdCompare::Target::kValue;
-  mine.value = std::string(token);
   // The lock moves to a new lease; its create revision, and so its fence,
   // stays.  The fence key keeps its value (ignore_value).
   EtcdOp fence_put = EtcdOp::Put(FenceKey(key), "", lease);
   fence_put.ignore_value = true;
   EtcdTxnResult r;
-  for (;;) {
-    const EtcdStatus s = client_.Txn({mine},
-                                     {EtcdOp::Put(lock, std::string(token), lease), fence_put,
-                                      EtcdOp::Range(lock), EtcdOp::Range(FenceKey(key))},
-                                     {}, deadline, &r);
-    if (s.ok()) break;
-    txns_failed_.fetch_add(1, std::memory_order_relaxed);
-    if (s.code == EtcdStatus::Code::kUnavailable && NowSteadyMs() < deadline) continue;
-    refused_.fetch_add(1, std::memory_order_relaxed);
+  // Retried as it is: a refresh that landed is one again.
+  if (!TxnUntil({ValueIs(lock, token)},
+                {EtcdOp::Put(lock, std::string(token), lease), fence_put, EtcdOp::Range(lock),
+                 EtcdOp::Range(FenceKey(key))},
+                {}, deadline, &r)) {
     return Routed<ExpireIfEqOutcome>::Unreachable();
   }
   if (!r.succeeded) {
@@ -532,20 +535,10 @@ EtcdHold EtcdArbiter::Holds(std::string_view guard_key, std::string_view token) 
     return h;  // kUnreachable
   }
   const std::string lock = LockKey(guard_key);
-  EtcdCompare mine;
-  mine.key = lock;
-  mine.target = EtcdCompare::Target::kValue;
-  mine.value = std::string(token);
   EtcdTxnResult r;
-  const int64_t deadline = Deadline();
-  for (;;) {
-    const EtcdStatus s = client_.Txn(
-        {mine}, {EtcdOp::Range(lock), EtcdOp::Range(FenceKey(guard_key))}, {}, deadline, &r);
-    if (s.ok()) break;
-    txns_failed_.fetch_add(1, std::memory_order_relaxed);
-    if (s.code == EtcdStatus::Code::kUnavailable && NowSteadyMs() < deadline) continue;
-    refused_.fetch_add(1, std::memory_order_relaxed);
-    return h;
+  if (!TxnUntil({ValueIs(lock, token)}, {EtcdOp::Range(lock), EtcdOp::Range(FenceKey(guard_key))},
+                {}, Deadline(), &r)) {
+    return h;  // kUnreachable
   }
   uint64_t offset = 0;
   if (!r.succeeded || r.responses.size() < 2 || r.responses[0].kvs.empty() ||
@@ -570,14 +563,7 @@ Routed<LockStateReply> EtcdArbiter::LockState(std::string_view key, std::string_
   }
   const std::string lock = LockKey(key);
   EtcdTxnResult r;
-  const int64_t deadline = Deadline();
-  for (;;) {
-    const EtcdStatus s =
-        client_.Txn({}, {EtcdOp::Range(lock), EtcdOp::Range(FenceKey(key))}, {}, deadline, &r);
-    if (s.ok()) break;
-    txns_failed_.fetch_add(1, std::memory_order_relaxed);
-    if (s.code == EtcdStatus::Code::kUnavailable && NowSteadyMs() < deadline) continue;
-    refused_.fetch_add(1, std::memory_order_relaxed);
+  if (!TxnUntil({}, {EtcdOp::Range(lock), EtcdOp::Range(FenceKey(key))}, {}, Deadline(), &r)) {
     return Routed<LockStateReply>::Unreachable();
   }
   if (r.responses.empty() || r.responses[0].kvs.empty()) {

@@ -155,6 +155,13 @@ class EtcdArbiter {
   bool EnsureOffset(int64_t deadline_ms, bool may_raise);
   Offset CurrentOffset() const ABSL_LOCKS_EXCLUDED(mu_);
   bool ArgsOk(std::string_view key, std::string_view value, int64_t ttl_ms) const;
+  static EtcdCompare ValueIs(const std::string& key, std::string_view token);
+  // One transaction, sent again while etcd answers "unavailable" and
+  // deadline_ms (SteadyMs) has not passed: only for transactions that are
+  // harmless to apply twice.  False (counted as refused) when etcd did not
+  // answer in time.
+  bool TxnUntil(const std::vector<EtcdCompare>& compare, const std::vector<EtcdOp>& success,
+                const std::vector<EtcdOp>& failure, int64_t deadline_ms, EtcdTxnResult* r);
   FencedGrant Grant(std::string_view key, std::string_view value, int64_t ttl_ms, bool* unknown);
   void RevokeLater(int64_t lease) ABSL_LOCKS_EXCLUDED(mu_);
   void LeaseLoop();

@@ -40,6 +40,34 @@ function resp_on(Server $srv, array $args)
 }
 
 /**
+ * One session, 20 concurrent requests spread round-robin over the nodes
+ * n1, n2, n3, each reading a counter, taking 50 ms, writing it + 1: every
+ * request must see the one before, whichever node it ran on.  Returns the
+ * session id.
+ */
+function session_race(array $nodes, string $label): string
+{
+    $first = http($nodes[0], 'GET', '/sess_slow_incr.php');
+    check_eq("$label: the first request counts 1", '1', $first['body']);
+    preg_match('/PHPSESSID=([^;]+)/', (string)header_of($first, 'Set-Cookie'), $m);
+    $sid = $m[1] ?? '';
+    $pairs = [];
+    for ($i = 0; $i < 20; $i++) {
+        $pairs[] = [$nodes[$i % 3], build_request('GET', '/sess_slow_incr.php', ['Cookie' => "PHPSESSID=$sid"])];
+    }
+    $bodies = array_map(fn($r) => (int)($r['body'] ?? 0), concurrently_on($pairs));
+    sort($bodies);
+    check_eq("$label: 20 locked increments over 3 nodes each saw the one before", range(2, 21), $bodies);
+    foreach ($nodes as $i => $n) {
+        $name = 'n' . ($i + 1);
+        check("$label: the counter is 21 on $name", eventually(5, function () use ($n, $sid) {
+            return (json_of(http($n, 'GET', "/sess_counter.php?sid=$sid"), 'sess_counter')['n'] ?? null) === 21;
+        }));
+    }
+    return $sid;
+}
+
+/**
  * Three ephpm hosts form a cluster on loopback: n2 joins through n1, n3
  * through n2.  A write through RESP on one is read through RESP and through
  * PHP on the others; a killed node is seen dead; restarted, it catches up.
@@ -119,22 +147,7 @@ function group_cluster(array $env): void
     // nodes, each reading a counter, taking 50 ms, writing it + 1: the lock
     // is decided by the session's owner and the data read there, so every
     // request sees the one before, whichever node it ran on.
-    $first = http($n1, 'GET', '/sess_slow_incr.php');
-    check_eq('session: the first request counts 1', '1', $first['body']);
-    preg_match('/PHPSESSID=([^;]+)/', (string)header_of($first, 'Set-Cookie'), $m);
-    $sid = $m[1] ?? '';
-    $pairs = [];
-    for ($i = 0; $i < 20; $i++) {
-        $pairs[] = [$nodes[$i % 3], build_request('GET', '/sess_slow_incr.php', ['Cookie' => "PHPSESSID=$sid"])];
-    }
-    $bodies = array_map(fn($r) => (int)($r['body'] ?? 0), concurrently_on($pairs));
-    sort($bodies);
-    check_eq('session: 20 locked increments over 3 nodes each saw the one before', range(2, 21), $bodies);
-    foreach (['n1' => $n1, 'n2' => $n2, 'n3' => $n3] as $name => $n) {
-        check("session: the counter is 21 on $name", eventually(5, function () use ($n, $sid) {
-            return (json_of(http($n, 'GET', "/sess_counter.php?sid=$sid"), 'sess_counter')['n'] ?? null) === 21;
-        }));
-    }
+    session_race($nodes, 'session');
 
     // RESP contention: for each lock, one client on each node sends
     // SET NX at the same moment; exactly one wins.

@@ -58,23 +58,7 @@ function group_cluster_strict(array $env): void
 
     // The session lock is an etcd transaction, the data a fenced write by
     // its owner among the members.
-    $first = http($n1, 'GET', '/sess_slow_incr.php');
-    check_eq('strict session: the first request counts 1', '1', $first['body']);
-    preg_match('/PHPSESSID=([^;]+)/', (string)header_of($first, 'Set-Cookie'), $m);
-    $sid = $m[1] ?? '';
-    $pairs = [];
-    for ($i = 0; $i < 20; $i++) {
-        $pairs[] = [$nodes[$i % 3], build_request('GET', '/sess_slow_incr.php', ['Cookie' => "PHPSESSID=$sid"])];
-    }
-    $bodies = array_map(fn($r) => (int)($r['body'] ?? 0), concurrently_on($pairs));
-    sort($bodies);
-    check_eq('strict session: 20 locked increments over 3 nodes each saw the one before',
-        range(2, 21), $bodies);
-    foreach (['n1' => $n1, 'n2' => $n2, 'n3' => $n3] as $name => $n) {
-        check("strict session: the counter is 21 on $name", eventually(5, function () use ($n, $sid) {
-            return (json_of(http($n, 'GET', "/sess_counter.php?sid=$sid"), 'sess_counter')['n'] ?? null) === 21;
-        }));
-    }
+    $sid = session_race($nodes, 'strict session');
     $info = cluster_info($n1);
     check('strict: n1 granted locks in etcd', (int)($info['cluster_etcd_grants'] ?? 0) > 0, show($info));
 
