@@ -147,28 +147,61 @@ bool EtcdArbiter::EnsureOffset(int64_t deadline_ms, bool may_raise) {
   }
 }
 
+// The lease thread: renews the membership lease three times per TTL (and
+// registers again when it is lost), keeps the member list's watch alive,
+// and revokes the leases of released locks in the time between renewals.
+// The renewal comes first: a stream of revokes (a busy node releases locks
+// all the time) must never hold it back, or the node loses its lease.
 void EtcdArbiter::LeaseLoop() {
   int64_t lease = 0;
   bool offset_ok = false;
+  int64_t next_renew = 0;  // SteadyMs of the next renewal
   for (;;) {
     {
       MutexLock l(&mu_);
       if (stop_) return;
     }
-    // Leases given up by released or refused locks (they would also expire).
-    for (;;) {
-      int64_t id = 0;
-      {
-        MutexLock l(&mu_);
-        if (revoke_.empty() || stop_) break;
-        id = revoke_.front();
-        revoke_.pop_front();
+    if (NowSteadyMs() >= next_renew) {
+      const int64_t sent = NowSteadyMs();
+      const int64_t deadline =
+          sent + std::min<int64_t>(o_.timeout_ms, o_.lease_ttl_s * 1000 / 3);
+      bool renewed = false;
+      if (lease == 0) {
+        int64_t granted = 0;
+        if (client_.LeaseGrant(o_.lease_ttl_s, deadline, &lease, &granted).ok()) {
+          int64_t rev = 0;
+          if (client_.Put(MemberKey(), o_.address, lease, deadline, &rev).ok()) {
+            member_lease_.store(lease);
+            offset_ok = offset_ok || EnsureOffset(deadline, /*may_raise=*/true);
+            if (offset_ok) serving_until_.store(LeaseServingUntil(sent, granted));
+            renewed = true;
+          } else {
+            client_.LeaseRevoke(lease, deadline);
+            lease = 0;
+          }
+        } else {
+          lease = 0;
+        }
+      } else {
+        int64_t left = 0;
+        const EtcdStatus s = client_.LeaseKeepAlive(lease, deadline, &left);
+        if (s.ok() && left > 0) {
+          if (!offset_ok) offset_ok = EnsureOffset(deadline, /*may_raise=*/true);
+          if (offset_ok) serving_until_.store(LeaseServingUntil(sent, left));
+          renewed = true;
+        } else if (s.ok() || s.code == EtcdStatus::Code::kRejected) {
+          // The lease is gone (expired while etcd could not be reached, or
+          // revoked): stop at once and register anew.
+          serving_until_.store(0);
+          lease_lost_.fetch_add(1, std::memory_order_relaxed);
+          member_lease_.store(0);
+          lease = 0;
+        }
       }
-      client_.LeaseRevoke(id, NowSteadyMs() + o_.timeout_ms);
+      if (renewed) lease_renewals_.fetch_add(1, std::memory_order_relaxed);
+      // Three times per TTL; after a failure again soon.
+      next_renew = sent + (renewed && offset_ok ? o_.lease_ttl_s * 1000 / 3 : 100);
     }
-    const int64_t sent = NowSteadyMs();
-    const int64_t deadline = sent + std::min<int64_t>(o_.timeout_ms, o_.lease_ttl_s * 1000 / 3);
-    bool renewed = false;
     bool restart_watch = false, refresh = false;
     {
       MutexLock l(&mu_);
@@ -176,51 +209,34 @@ void EtcdArbiter::LeaseLoop() {
       refresh = refresh_;
       refresh_ = false;
     }
+    const int64_t until_renew = std::max<int64_t>(1, next_renew - NowSteadyMs());
     if (restart_watch) {
-      WatchMembers(deadline);
+      WatchMembers(NowSteadyMs() + std::min<int64_t>(o_.timeout_ms, until_renew));
     } else if (refresh) {
-      RefreshMembers(deadline);
+      RefreshMembers(NowSteadyMs() + std::min<int64_t>(o_.timeout_ms, until_renew));
     }
-    if (lease == 0) {
-      int64_t granted = 0;
-      if (client_.LeaseGrant(o_.lease_ttl_s, deadline, &lease, &granted).ok()) {
-        int64_t rev = 0;
-        if (client_.Put(MemberKey(), o_.address, lease, deadline, &rev).ok()) {
-          member_lease_.store(lease);
-          offset_ok = offset_ok || EnsureOffset(deadline, /*may_raise=*/true);
-          if (offset_ok) serving_until_.store(LeaseServingUntil(sent, granted));
-          renewed = true;
-        } else {
-          client_.LeaseRevoke(lease, deadline);
-          lease = 0;
-        }
-      } else {
-        lease = 0;
+    // Leases given up by released or refused locks (they would also
+    // expire), only until the next renewal is due.
+    for (;;) {
+      const int64_t now = NowSteadyMs();
+      if (now >= next_renew) break;
+      int64_t id = 0;
+      {
+        MutexLock l(&mu_);
+        if (revoke_.empty() || stop_) break;
+        id = revoke_.front();
+        revoke_.pop_front();
       }
-    } else {
-      int64_t left = 0;
-      const EtcdStatus s = client_.LeaseKeepAlive(lease, deadline, &left);
-      if (s.ok() && left > 0) {
-        if (!offset_ok) offset_ok = EnsureOffset(deadline, /*may_raise=*/true);
-        if (offset_ok) serving_until_.store(LeaseServingUntil(sent, left));
-        renewed = true;
-      } else if (s.ok() || s.code == EtcdStatus::Code::kRejected) {
-        // The lease is gone (expired while etcd could not be reached, or
-        // revoked): stop at once and register anew.
-        serving_until_.store(0);
-        lease_lost_.fetch_add(1, std::memory_order_relaxed);
-        member_lease_.store(0);
-        lease = 0;
-      }
+      client_.LeaseRevoke(id, std::min(now + o_.timeout_ms, next_renew));
     }
-    if (renewed) lease_renewals_.fetch_add(1, std::memory_order_relaxed);
-    // Renew three times per TTL; after a failure try again soon.
-    const int64_t wait = renewed && offset_ok ? o_.lease_ttl_s * 1000 / 3 : 100;
     MutexLock l(&mu_);
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait);
+    const auto until = std::chrono::steady_clock::now() +
+                       std::chrono::milliseconds(std::max<int64_t>(0, next_renew - NowSteadyMs()));
     while (!stop_ && revoke_.empty() && !refresh_ && !watch_ended_) {
       if (l.WaitUntil(&cv_, until) == std::cv_status::timeout) break;
     }
+    // (Revokes still queued when the revoke pass stopped mean the renewal
+    // is due: the wait above returns at once and the loop renews.)
   }
 }
 
