@@ -341,10 +341,12 @@ EtcdCompare EtcdArbiter::ValueIs(const std::string& key, std::string_view token)
 
 bool EtcdArbiter::TxnUntil(const std::vector<EtcdCompare>& compare,
                            const std::vector<EtcdOp>& success, const std::vector<EtcdOp>& failure,
-                           int64_t deadline_ms, EtcdTxnResult* r) {
+                           int64_t deadline_ms, EtcdTxnResult* r, bool* resent) {
+  if (resent != nullptr) *resent = false;
   for (;;) {
     const EtcdStatus s = client_.Txn(compare, success, failure, deadline_ms, r);
     if (s.ok()) return true;
+    if (s.sent && resent != nullptr) *resent = true;
     txns_failed_.fetch_add(1, std::memory_order_relaxed);
     if (s.code == EtcdStatus::Code::kUnavailable && NowSteadyMs() < deadline_ms) continue;
     refused_.fetch_add(1, std::memory_order_relaxed);
@@ -479,13 +481,22 @@ Routed<DelIfEqOutcome> EtcdArbiter::DelIfEq(std::string_view key, std::string_vi
   }
   const std::string lock = LockKey(key);
   EtcdTxnResult r;
-  // Retried as it is: a release that landed makes a retry find nothing.
+  bool resent = false;
   if (!TxnUntil({ValueIs(lock, token)},
                 {EtcdOp::Delete(lock, /*prev_kv=*/true), EtcdOp::Delete(FenceKey(key))}, {},
-                Deadline(), &r)) {
+                Deadline(), &r, &resent)) {
     return Routed<DelIfEqOutcome>::Unreachable();
   }
-  if (!r.succeeded) return Routed<DelIfEqOutcome>::Owner(DelIfEqOutcome::kNotMatched);
+  if (!r.succeeded) {
+    // Sent again after an attempt whose answer was lost: if that attempt
+    // released the lock, this one finds nothing.  "Not matched" would tell
+    // the holder it had lost the lock; the truth is "unknown".
+    if (resent) {
+      refused_.fetch_add(1, std::memory_order_relaxed);
+      return Routed<DelIfEqOutcome>::Unreachable();
+    }
+    return Routed<DelIfEqOutcome>::Owner(DelIfEqOutcome::kNotMatched);
+  }
   if (!r.responses.empty() && !r.responses[0].kvs.empty()) RevokeLater(r.responses[0].kvs[0].lease);
   store_->DelIfEqLocal(key, token);
   return Routed<DelIfEqOutcome>::Owner(DelIfEqOutcome::kDeleted);

@@ -159,9 +159,12 @@ class EtcdArbiter {
   // One transaction, sent again while etcd answers "unavailable" and
   // deadline_ms (SteadyMs) has not passed: only for transactions that are
   // harmless to apply twice.  False (counted as refused) when etcd did not
-  // answer in time.
+  // answer in time.  *resent (optional): whether an earlier attempt may
+  // have been applied, so that a compare failing now may be that attempt's
+  // doing.
   bool TxnUntil(const std::vector<EtcdCompare>& compare, const std::vector<EtcdOp>& success,
-                const std::vector<EtcdOp>& failure, int64_t deadline_ms, EtcdTxnResult* r);
+                const std::vector<EtcdOp>& failure, int64_t deadline_ms, EtcdTxnResult* r,
+                bool* resent = nullptr);
   FencedGrant Grant(std::string_view key, std::string_view value, int64_t ttl_ms, bool* unknown);
   void RevokeLater(int64_t lease) ABSL_LOCKS_EXCLUDED(mu_);
   void LeaseLoop();
