@@ -55,13 +55,13 @@ struct Etcd {
 };
 
 ClusterOptions Strict(const std::string& id, const std::string& endpoints,
-                      const std::string& prefix) {
+                      const std::string& prefix, int64_t timeout_ms = 1000) {
   ClusterOptions o = Fast(id);
   o.arbiter = ClusterOptions::Arbiter::kEtcd;
   o.etcd_endpoints = {endpoints};
   o.etcd_prefix = prefix;
   o.etcd_lease_ttl_s = 2;
-  o.etcd_timeout_ms = 1000;
+  o.etcd_timeout_ms = timeout_ms;
   return o;
 }
 
@@ -77,15 +77,16 @@ uint64_t EtcdCounter(const Node& n, const std::string& name) {
 // Three strict nodes over `endpoints` (b joins through a, c through b).
 struct StrictTrio {
   Node a, b, c;
-  StrictTrio(const std::string& endpoints, const std::string& prefix)
-      : a(Strict("a", endpoints, prefix)),
+  StrictTrio(const std::string& endpoints, const std::string& prefix,
+             int64_t timeout_ms = 1000)
+      : a(Strict("a", endpoints, prefix, timeout_ms)),
         b([&] {
-          auto o = Strict("b", endpoints, prefix);
+          auto o = Strict("b", endpoints, prefix, timeout_ms);
           o.join = {a.address()};
           return o;
         }()),
         c([&] {
-          auto o = Strict("c", endpoints, prefix);
+          auto o = Strict("c", endpoints, prefix, timeout_ms);
           o.join = {b.address()};
           return o;
         }()) {}
@@ -215,7 +216,9 @@ TEST_CASE("strict: a node keeps its lease while its threads take and release loc
   // node's own lease must not wait behind them (it did: the node lost its
   // lease within one TTL under 8 busy workers, and refused every lock).
   Etcd etcd;
-  StrictTrio t(etcd.endpoints, "/strict-" + std::to_string(getpid()) + "-c");
+  // A long operation timeout: a refusal here must come from a lost lease,
+  // not from a slow etcd under a sanitizer on a busy machine.
+  StrictTrio t(etcd.endpoints, "/strict-" + std::to_string(getpid()) + "-c", 10000);
   REQUIRE(WaitFor(20000, [&] { return t.Serving(); }) >= 0);
   const uint64_t renewals = EtcdCounter(t.a, "etcd_lease_renewals");
   std::atomic<bool> stop{false};
