@@ -509,12 +509,7 @@ Routed<LockStateReply> ClusterNode::Impl::RouteLockState(std::string_view key,
 Routed<SetFencedOutcome> ClusterNode::Impl::FencedWrite(std::string_view key,
                                                         std::string_view value, uint64_t fence,
                                                         int64_t ttl_ms) {
-  RouteArgs a;
-  a.key = key;
-  a.value = value;
-  a.fence = fence;
-  a.ttl = ttl_ms;
-  Routed<SetFencedOutcome> w = Route<RouteOp::kSetFenced>(a);
+  Routed<SetFencedOutcome> w = RouteSetFenced(key, value, fence, ttl_ms);
   if (w.where == Routed<SetFencedOutcome>::Where::kLocal) {
     w = Routed<SetFencedOutcome>::Owner(store_->SetFencedLocal(key, value, fence, ttl_ms));
   }

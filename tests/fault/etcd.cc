@@ -470,19 +470,6 @@ void MembersWatcher::Loop() {
   }
 }
 
-void EtcdCluster::Mark(size_t k, const char* what) {
-  char line[160];
-  const time_t now = time(nullptr);
-  struct tm tm;
-  gmtime_r(&now, &tm);
-  char when[32];
-  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  std::snprintf(line, sizeof line, "=== fault driver: %s at %s (driver time %s)\n", what, when,
-                At(NowUs()).c_str());
-  if (std::FILE* f = std::fopen(members_[k].log.c_str(), "a")) {
-    std::fputs(line, f);
-    std::fclose(f);
-  }
-}
+void EtcdCluster::Mark(size_t k, const char* what) { MarkLog(members_[k].log, what); }
 
 }  // namespace ephpm_fault

@@ -292,18 +292,7 @@ class Cluster {
   // A line in the node's log, so that its own lines can be read against
   // the driver's timeline.
   void Mark(size_t i, const char* what) {
-    char line[128];
-    const time_t now = time(nullptr);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    char when[32];
-    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    std::snprintf(line, sizeof line, "=== fault driver: %s at %s (driver time %s)\n", what, when,
-                  At(NowUs()).c_str());
-    if (std::FILE* f = std::fopen(nodes_[i].log.c_str(), "a")) {
-      std::fputs(line, f);
-      std::fclose(f);
-    }
+    MarkLog(nodes_[i].log, what);
   }
 
   const Config& c_;

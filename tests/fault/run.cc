@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <iterator>
 #include <random>
 #include <sstream>
@@ -28,6 +29,21 @@ std::string At(int64_t us) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(us - g_t0_us) / 1e6);
   return buf;
+}
+
+void MarkLog(const std::string& log_path, const char* what) {
+  char line[192];
+  const time_t now = time(nullptr);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  std::snprintf(line, sizeof line, "=== fault driver: %s at %s (driver time %s)\n", what, when,
+                At(NowUs()).c_str());
+  if (std::FILE* f = std::fopen(log_path.c_str(), "a")) {
+    std::fputs(line, f);
+    std::fclose(f);
+  }
 }
 
 std::string Ms(int64_t us) { return std::to_string((us + 500) / 1000) + " ms"; }

@@ -17,6 +17,9 @@ extern int64_t g_t0_us;  // the run's start: every printed time is relative to i
 
 // A time on the NowUs clock as seconds since the run's start ("1.234 s").
 std::string At(int64_t us);
+// Appends "=== fault driver: WHAT at <UTC time> (driver time <At>)" to a
+// process's log, so that its own lines can be read against the timeline.
+void MarkLog(const std::string& log_path, const char* what);
 // A duration in microseconds as rounded milliseconds ("12 ms").
 std::string Ms(int64_t us);
 // One line of the timeline, stamped with the time since the run's start.
