@@ -180,6 +180,14 @@ TEST_CASE("strict: a stale holder's fenced write is refused on every node",
   for (Node* n : t.all()) {
     CHECK(n->store->SetFenced("data", "stale", old.fence, 0) == SetFencedOutcome::kStale);
   }
+  // The lock's copy carries its fence to every member's fence clock, so a
+  // later gossip-mode grant anywhere is above it.
+  CHECK(WaitFor(5000, [&] {
+          for (Node* n : t.all()) {
+            if (n->store->FenceClock() < now.fence) return false;
+          }
+          return true;
+        }) >= 0);
   // The session handler's write: set_if_eq(lock, token, ...) is the token
   // check in etcd plus a fenced write with the grant's fence.
   CHECK(t.c.store->SetIfEq("lk", "old", "data", "stale", 0) == ephpm::SetIfEqOutcome::kNotMatched);
@@ -249,4 +257,26 @@ TEST_CASE("strict: a node keeps its lease while its threads take and release loc
   CHECK(EtcdCounter(t.a, "etcd_serving") == 1);
   // Renewed three times per TTL: about 9 in 6 s.
   CHECK(EtcdCounter(t.a, "etcd_lease_renewals") >= renewals + 6);
+}
+
+TEST_CASE("strict: expire_if_eq refreshes only the holder's lock and keeps its fence",
+          "[cluster][strict]") {
+  Etcd etcd;
+  StrictTrio t(etcd.endpoints, "/strict-" + std::to_string(getpid()) + "-d");
+  REQUIRE(WaitFor(20000, [&] { return t.Serving(); }) >= 0);
+  const FencedGrant g = t.a.store->SetNxFenced("rk", "mine", 2000, false);
+  REQUIRE(g.outcome == SetNxOutcome::kInserted);
+  CHECK(t.b.store->ExpireIfEq("rk", "other", 60000) == ephpm::ExpireIfEqOutcome::kNotMatched);
+  CHECK(t.b.store->ExpireIfEq("absent", "mine", 60000) == ephpm::ExpireIfEqOutcome::kNotMatched);
+  CHECK(t.c.store->ExpireIfEq("rk", "mine", 60000) == ephpm::ExpireIfEqOutcome::kApplied);
+  // Past the first lease's 2 s: the lock lives on its new lease, same fence.
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  const auto st = t.a.store->LockState("rk", "mine");
+  CHECK(st.outcome == LockStateOutcome::kHeld);
+  CHECK(st.fence == g.fence);
+  CHECK(t.b.store->SetNx("rk", "thief", 1000) == SetNxOutcome::kExists);
+  // A TTL <= 0 releases, as Redis's EXPIRE with a time not in the future.
+  CHECK(t.b.store->ExpireIfEq("rk", "mine", 0) == ephpm::ExpireIfEqOutcome::kApplied);
+  CHECK(t.c.store->LockState("rk", "mine").outcome == LockStateOutcome::kAbsent);
+  CHECK(t.c.store->ExpireIfEq("rk", "mine", 0) == ephpm::ExpireIfEqOutcome::kNotMatched);
 }
