@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <random>
 
 #include "ephpm/clock.h"
 #include "ephpm/options.h"
@@ -31,15 +32,38 @@ bool ParseU64(std::string_view s, uint64_t* out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-// Whole seconds, rounded up: etcd's leases count seconds, and a lock must
-// never be given up before its TTL.
-int64_t LeaseSeconds(int64_t ttl_ms) { return std::max<int64_t>(1, (ttl_ms + 999) / 1000); }
+// The fence key's value: "<offset> <nonce>", the nonce telling this
+// grant from any other (an older ephpm wrote the offset alone).
+bool ParseFence(std::string_view s, uint64_t* offset) {
+  const size_t space = s.find(' ');
+  return ParseU64(s.substr(0, space), offset);
+}
+
+std::string FenceValue(uint64_t offset, uint64_t nonce) {
+  return std::to_string(offset) + ' ' + std::to_string(nonce);
+}
+
+uint64_t GrantNonce() {
+  thread_local std::mt19937_64 gen{(static_cast<uint64_t>(std::random_device{}()) << 32) ^
+                                   std::random_device{}()};
+  return gen();
+}
 
 }  // namespace
 
 int64_t LeaseServingUntil(int64_t sent_ms, int64_t ttl_s) {
   const int64_t ttl_ms = ttl_s * 1000;
   return sent_ms + ttl_ms - ttl_ms * kLeaseDriftPpm / 1'000'000 - kLeaseMarginMs;
+}
+
+int64_t LockLeaseSeconds(int64_t ttl_ms) {
+  // Smallest T with LeaseServingUntil(0, T) >= ttl_ms + kLockLeaseReuseMs:
+  // T * 1000 * (1 - drift) - margin >= ttl + reuse.
+  const int64_t need = ttl_ms + kLockLeaseReuseMs + kLeaseMarginMs;
+  const int64_t per_s = 1000 - 1000 * kLeaseDriftPpm / 1'000'000;  // ms of a lease second, at worst
+  int64_t t = std::max<int64_t>(1, (need + per_s - 1) / per_s);
+  while (LeaseServingUntil(0, t) < ttl_ms + kLockLeaseReuseMs) ++t;  // integer rounding
+  return t;
 }
 
 EtcdArbiter::EtcdArbiter(EtcdArbiterOptions o, Store* store,
@@ -148,10 +172,9 @@ bool EtcdArbiter::EnsureOffset(int64_t deadline_ms, bool may_raise) {
 }
 
 // The lease thread: renews the membership lease three times per TTL (and
-// registers again when it is lost), keeps the member list's watch alive,
-// and revokes the leases of released locks in the time between renewals.
-// The renewal comes first: a stream of revokes (a busy node releases locks
-// all the time) must never hold it back, or the node loses its lease.
+// registers again when it is lost) and keeps the member list's watch alive.
+// It sends nothing else: work queued behind the renewal (lock leases were
+// once revoked here) would make a busy node lose its lease.
 void EtcdArbiter::LeaseLoop() {
   int64_t lease = 0;
   bool offset_ok = false;
@@ -215,28 +238,12 @@ void EtcdArbiter::LeaseLoop() {
     } else if (refresh) {
       RefreshMembers(NowSteadyMs() + std::min<int64_t>(o_.timeout_ms, until_renew));
     }
-    // Leases given up by released or refused locks (they would also
-    // expire), only until the next renewal is due.
-    for (;;) {
-      const int64_t now = NowSteadyMs();
-      if (now >= next_renew) break;
-      int64_t id = 0;
-      {
-        MutexLock l(&mu_);
-        if (revoke_.empty() || stop_) break;
-        id = revoke_.front();
-        revoke_.pop_front();
-      }
-      client_.LeaseRevoke(id, std::min(now + o_.timeout_ms, next_renew));
-    }
     MutexLock l(&mu_);
     const auto until = std::chrono::steady_clock::now() +
                        std::chrono::milliseconds(std::max<int64_t>(0, next_renew - NowSteadyMs()));
-    while (!stop_ && revoke_.empty() && !refresh_ && !watch_ended_) {
+    while (!stop_ && !refresh_ && !watch_ended_) {
       if (l.WaitUntil(&cv_, until) == std::cv_status::timeout) break;
     }
-    // (Revokes still queued when the revoke pass stopped mean the renewal
-    // is due: the wait above returns at once and the loop renews.)
   }
 }
 
@@ -320,17 +327,6 @@ void EtcdArbiter::MembersChanged(const std::vector<EtcdEvent>& events, int64_t r
   on_members_(snapshot, at);
 }
 
-void EtcdArbiter::RevokeLater(int64_t lease) {
-  if (lease == 0) return;
-  {
-    MutexLock l(&mu_);
-    // Bounded: a lease not revoked expires with its TTL anyway.
-    if (revoke_.size() >= 10'000) return;
-    revoke_.push_back(lease);
-  }
-  cv_.notify_all();
-}
-
 EtcdCompare EtcdArbiter::ValueIs(const std::string& key, std::string_view token) {
   EtcdCompare c;
   c.key = key;
@@ -345,6 +341,9 @@ bool EtcdArbiter::TxnUntil(const std::vector<EtcdCompare>& compare,
   if (resent != nullptr) *resent = false;
   for (;;) {
     const EtcdStatus s = client_.Txn(compare, success, failure, deadline_ms, r);
+    // The client itself sends again when an answer is lost: an answer
+    // after that may find the first attempt's effect.
+    if (s.resent && resent != nullptr) *resent = true;
     if (s.ok()) return true;
     if (s.sent && resent != nullptr) *resent = true;
     txns_failed_.fetch_add(1, std::memory_order_relaxed);
@@ -361,8 +360,33 @@ bool EtcdArbiter::ArgsOk(std::string_view key, std::string_view value, int64_t t
 bool EtcdArbiter::LockLease(int64_t ttl_ms, int64_t deadline_ms, int64_t* lease) {
   *lease = 0;
   if (ttl_ms <= 0) return true;
-  int64_t granted = 0;
-  return client_.LeaseGrant(LeaseSeconds(ttl_ms), deadline_ms, lease, &granted).ok();
+  const int64_t seconds = LockLeaseSeconds(ttl_ms);
+  {
+    MutexLock l(&mu_);
+    const auto it = lock_leases_.find(seconds);
+    // The lock must live ttl_ms from the moment it was asked for; now is
+    // later than that, so a lease alive until now + ttl_ms will do, however
+    // long the transaction then takes (the old lease-per-lock design had
+    // the same reference: its lease was granted after the request came).
+    if (it != lock_leases_.end() && NowSteadyMs() + ttl_ms <= it->second.alive_until_ms) {
+      *lease = it->second.id;
+      return true;
+    }
+  }
+  // A new lease.  Threads that find the slot stale at the same moment each
+  // grant one (and each use its own); the one that lives longest stays.
+  const int64_t sent = NowSteadyMs();
+  int64_t id = 0, granted = 0;
+  if (!client_.LeaseGrant(seconds, deadline_ms, &id, &granted).ok()) return false;
+  lock_leases_granted_.fetch_add(1, std::memory_order_relaxed);
+  // etcd may grant more than asked (its minimum TTL), never less.  A new
+  // lease always carries this lock: sent + ttl_ms < its alive_until.
+  const int64_t alive_until = LeaseServingUntil(sent, std::max(seconds, granted));
+  *lease = id;
+  MutexLock l(&mu_);
+  LockLeaseSlot& slot = lock_leases_[seconds];
+  if (alive_until > slot.alive_until_ms) slot = LockLeaseSlot{id, alive_until};
+  return true;
 }
 
 // The grant: see the header.  *unknown is set when etcd may have applied a
@@ -379,6 +403,7 @@ FencedGrant EtcdArbiter::Grant(std::string_view key, std::string_view value, int
     return g;
   }
   const std::string lock = LockKey(key), fence_key = FenceKey(key);
+  const uint64_t nonce = GrantNonce();
   bool sent_before = false;
   for (;;) {
     const Offset off = CurrentOffset();
@@ -394,8 +419,9 @@ FencedGrant EtcdArbiter::Grant(std::string_view key, std::string_view value, int
     const EtcdStatus s = client_.Txn(
         {absent, same_offset},
         {EtcdOp::Put(lock, std::string(value), lease),
-         EtcdOp::Put(fence_key, std::to_string(off.value), lease)},
+         EtcdOp::Put(fence_key, FenceValue(off.value, nonce), lease)},
         {EtcdOp::Range(lock), EtcdOp::Range(fence_key), EtcdOp::Range(OffsetKey())}, deadline, &r);
+    if (s.resent) sent_before = true;  // the client sent it again after a lost answer
     if (!s.ok()) {
       txns_failed_.fetch_add(1, std::memory_order_relaxed);
       if (s.sent) sent_before = true;
@@ -413,13 +439,14 @@ FencedGrant EtcdArbiter::Grant(std::string_view key, std::string_view value, int
     const auto& held = r.responses.size() > 0 ? r.responses[0].kvs : std::vector<EtcdKv>{};
     if (!held.empty()) {
       if (sent_before && held[0].value == value) {
-        // An earlier attempt of this call may have landed.  With a lease
-        // it is recognised for certain (no other caller has this lease);
-        // without one it could be another caller's equal value: unknown.
+        // An earlier attempt of this call may have landed.  It is
+        // recognised for certain by the nonce it wrote into the fence key
+        // (with the offset it used); anything else holding an equal value
+        // is another caller's grant, possibly under the same shared lease.
         uint64_t held_offset = 0;
         const auto& fk = r.responses.size() > 1 ? r.responses[1].kvs : std::vector<EtcdKv>{};
-        if (lease != 0 && held[0].lease == lease && !fk.empty() &&
-            ParseU64(fk[0].value, &held_offset)) {
+        if (!fk.empty() && held[0].lease == lease && ParseFence(fk[0].value, &held_offset) &&
+            fk[0].value == FenceValue(held_offset, nonce)) {
           g.outcome = SetNxOutcome::kInserted;
           g.fence = held_offset + static_cast<uint64_t>(held[0].create_revision);
           break;
@@ -428,14 +455,12 @@ FencedGrant EtcdArbiter::Grant(std::string_view key, std::string_view value, int
         return g;
       }
       g.outcome = SetNxOutcome::kExists;
-      RevokeLater(lease);
       return g;
     }
     // The lock is free: the offset moved (or was never read).  Read it
     // again and retry.
     if (!EnsureOffset(deadline, /*may_raise=*/false)) {
       txns_failed_.fetch_add(1, std::memory_order_relaxed);
-      if (!sent_before) RevokeLater(lease);
       *unknown = true;
       return g;
     }
@@ -497,7 +522,7 @@ Routed<DelIfEqOutcome> EtcdArbiter::DelIfEq(std::string_view key, std::string_vi
     }
     return Routed<DelIfEqOutcome>::Owner(DelIfEqOutcome::kNotMatched);
   }
-  if (!r.responses.empty() && !r.responses[0].kvs.empty()) RevokeLater(r.responses[0].kvs[0].lease);
+  // The lease stays: other locks may be under it, and it expires by itself.
   store_->DelIfEqLocal(key, token);
   return Routed<DelIfEqOutcome>::Owner(DelIfEqOutcome::kDeleted);
 }
@@ -542,13 +567,12 @@ Routed<ExpireIfEqOutcome> EtcdArbiter::ExpireIfEq(std::string_view key, std::str
     return Routed<ExpireIfEqOutcome>::Unreachable();
   }
   if (!r.succeeded) {
-    RevokeLater(lease);
     return Routed<ExpireIfEqOutcome>::Owner(ExpireIfEqOutcome::kNotMatched);
   }
   // The old lease expires by itself (nothing is attached to it any more).
   uint64_t offset = 0;
   if (r.responses.size() == 4 && !r.responses[2].kvs.empty() && !r.responses[3].kvs.empty() &&
-      ParseU64(r.responses[3].kvs[0].value, &offset)) {
+      ParseFence(r.responses[3].kvs[0].value, &offset)) {
     store_->MirrorLock(key, token, ttl_ms,
                        offset + static_cast<uint64_t>(r.responses[2].kvs[0].create_revision));
   }
@@ -569,7 +593,7 @@ EtcdHold EtcdArbiter::Holds(std::string_view guard_key, std::string_view token) 
   }
   uint64_t offset = 0;
   if (!r.succeeded || r.responses.size() < 2 || r.responses[0].kvs.empty() ||
-      r.responses[1].kvs.empty() || !ParseU64(r.responses[1].kvs[0].value, &offset)) {
+      r.responses[1].kvs.empty() || !ParseFence(r.responses[1].kvs[0].value, &offset)) {
     h.kind = EtcdHold::Kind::kNotHeld;
     return h;
   }
@@ -600,7 +624,7 @@ Routed<LockStateReply> EtcdArbiter::LockState(std::string_view key, std::string_
   reply.outcome = kv.value == token ? LockStateOutcome::kHeld : LockStateOutcome::kOther;
   uint64_t offset = 0;
   if (r.responses.size() > 1 && !r.responses[1].kvs.empty() &&
-      ParseU64(r.responses[1].kvs[0].value, &offset)) {
+      ParseFence(r.responses[1].kvs[0].value, &offset)) {
     reply.fence = offset + static_cast<uint64_t>(kv.create_revision);
   }
   // The time left is the lease's, which etcd counts in seconds; the mirror
@@ -620,6 +644,7 @@ void EtcdArbiter::Counters(std::vector<std::pair<std::string, uint64_t>>* out) c
   out->emplace_back("etcd_lease_renewals", lease_renewals_.load());
   out->emplace_back("etcd_lease_lost", lease_lost_.load());
   out->emplace_back("etcd_offset_raised", offset_raised_.load());
+  out->emplace_back("etcd_lock_leases", lock_leases_granted_.load());
   out->emplace_back("etcd_fence_offset", CurrentOffset().value);
   MutexLock l(&mu_);
   out->emplace_back("etcd_members", members_.size());

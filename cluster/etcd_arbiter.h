@@ -5,15 +5,20 @@
 // decision of its own:
 //
 //   grant    Txn(If create_revision(L) == 0 and mod_revision(O) == m,
-//                Then Put(L, token, lease), Put(F, offset, lease))
+//                Then Put(L, token, lease), Put(F, "offset nonce", lease))
 //   release  Txn(If value(L) == token, Then Delete(L), Delete(F))
 //   refresh  Txn(If value(L) == token, Then Put(L, lease'), Put(F, lease'))
 //   check    Txn(If value(L) == token, Then Range(L), Range(F))
 //
 // with L = <prefix>/locks/<key>, F = <prefix>/fences/<key>, O =
-// <prefix>/fence-offset, and a lease per lock whose TTL is the lock's (whole
-// seconds, rounded up).  etcd's linearizable transactions make one holder;
-// the lease makes a holder that never releases lose the lock.
+// <prefix>/fence-offset.  etcd's linearizable transactions make one holder;
+// the lease makes a holder that never releases lose the lock.  Locks share
+// leases: every lock this node grants within about half a second, with TTLs
+// of the same class, goes under one lease that certainly lives at least the
+// lock's TTL and at most about a second and a half longer (LockLeaseSeconds);
+// a lease is never revoked, it expires with its last lock.  So a lock cycle
+// costs two Raft writes (grant, release), not four (a lease grant and its
+// revoke besides).
 //
 // The fence of a grant is offset + the revision that created L.  Revisions
 // strictly increase across the whole etcd cluster, so fences do too while
@@ -39,7 +44,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -79,6 +83,15 @@ inline constexpr int64_t kLeaseMarginMs = 100;
 // The local monotonic time until which a lease renewed at `sent_ms` with
 // `ttl_s` seconds left may be relied on.
 int64_t LeaseServingUntil(int64_t sent_ms, int64_t ttl_s);
+
+// Lock leases: a lease of T seconds granted at local time g carries a lock
+// of ttl_ms asked for at time now when now + ttl_ms <= LeaseServingUntil(g,
+// T).  LockLeaseSeconds(ttl_ms) is the smallest T that leaves a lease
+// usable for kLockLeaseReuseMs after its grant: a crashed holder's lock
+// lives at most about 1% + kLockLeaseReuseMs + kLeaseMarginMs + 1 s (the
+// rounding to seconds) beyond its TTL.
+inline constexpr int64_t kLockLeaseReuseMs = 500;
+int64_t LockLeaseSeconds(int64_t ttl_ms);
 
 // What a token check on a guard found.
 struct EtcdHold {
@@ -166,7 +179,6 @@ class EtcdArbiter {
                 const std::vector<EtcdOp>& failure, int64_t deadline_ms, EtcdTxnResult* r,
                 bool* resent = nullptr);
   FencedGrant Grant(std::string_view key, std::string_view value, int64_t ttl_ms, bool* unknown);
-  void RevokeLater(int64_t lease) ABSL_LOCKS_EXCLUDED(mu_);
   void LeaseLoop();
   std::string MembersPrefix() const;
   // The watch on the members: (re)started by the lease thread from the
@@ -174,8 +186,10 @@ class EtcdArbiter {
   void WatchMembers(int64_t deadline_ms) ABSL_LOCKS_EXCLUDED(mu_);
   void MembersChanged(const std::vector<EtcdEvent>& events, int64_t revision)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // A lease for a lock of ttl_ms (0: none).  False when etcd did not answer.
-  bool LockLease(int64_t ttl_ms, int64_t deadline_ms, int64_t* lease);
+  // A lease for a lock of ttl_ms asked for now (0: none), shared with the
+  // other locks of its class (see LockLeaseSeconds).  False when etcd did
+  // not answer.
+  bool LockLease(int64_t ttl_ms, int64_t deadline_ms, int64_t* lease) ABSL_LOCKS_EXCLUDED(mu_);
 
   const EtcdArbiterOptions o_;
   Store* const store_;
@@ -185,10 +199,15 @@ class EtcdArbiter {
   EtcdClient client_;
 
   mutable Mutex mu_;
-  std::condition_variable cv_;  // with mu_: stop, or a lease to revoke
+  std::condition_variable cv_;  // with mu_: stop, a refresh, a watch to restart
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   Offset offset_ ABSL_GUARDED_BY(mu_);
-  std::deque<int64_t> revoke_ ABSL_GUARDED_BY(mu_);
+  // The lease locks go under, per lease length in seconds.
+  struct LockLeaseSlot {
+    int64_t id = 0;
+    int64_t alive_until_ms = 0;  // LeaseServingUntil of its grant
+  };
+  std::map<int64_t, LockLeaseSlot> lock_leases_ ABSL_GUARDED_BY(mu_);
   EtcdMembers members_ ABSL_GUARDED_BY(mu_);
   int64_t members_revision_ ABSL_GUARDED_BY(mu_) = 0;
   bool watch_ended_ ABSL_GUARDED_BY(mu_) = false;
@@ -205,6 +224,7 @@ class EtcdArbiter {
   std::atomic<uint64_t> lease_renewals_{0};
   std::atomic<uint64_t> lease_lost_{0};
   std::atomic<uint64_t> offset_raised_{0};
+  std::atomic<uint64_t> lock_leases_granted_{0};
 };
 
 }  // namespace cluster

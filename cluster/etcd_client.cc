@@ -462,9 +462,10 @@ class EtcdClient::Impl {
   };
 
   // One attempt on endpoint `ep`: true with *reply when it answered, false
-  // with *error on a transport failure.
+  // with *error on a transport failure.  *sends: how many times the request
+  // was sent (and so may have reached etcd).
   bool Attempt(size_t ep, const char* path, const std::string& payload, int64_t deadline_ms,
-               Reply* reply, bool* sent, std::string* error);
+               Reply* reply, int* sends, std::string* error);
   error_code Connect(Conn* c, int64_t deadline_ms);
   error_code Exchange(Conn* c, const char* path, const std::string& payload, int64_t deadline_ms,
                       http::response<http::string_body>* res, bool* sent, bool* got_some);
@@ -567,7 +568,7 @@ error_code EtcdClient::Impl::Exchange(Conn* c, const char* path, const std::stri
 }
 
 bool EtcdClient::Impl::Attempt(size_t ep, const char* path, const std::string& payload,
-                               int64_t deadline_ms, Reply* reply, bool* sent,
+                               int64_t deadline_ms, Reply* reply, int* sends,
                                std::string* error) {
   std::unique_ptr<Conn> c = Checkout(ep);
   const std::string& name = o_.endpoints[ep];
@@ -582,8 +583,9 @@ bool EtcdClient::Impl::Attempt(size_t ep, const char* path, const std::string& p
       }
     }
     http::response<http::string_body> res;
-    bool got_some = false;
-    ec = Exchange(c.get(), path, payload, deadline_ms, &res, sent, &got_some);
+    bool got_some = false, sent = false;
+    ec = Exchange(c.get(), path, payload, deadline_ms, &res, &sent, &got_some);
+    if (sent) ++*sends;
     if (!ec) {
       reply->status = res.result_int();
       reply->body = std::move(res.body());
@@ -592,7 +594,8 @@ bool EtcdClient::Impl::Attempt(size_t ep, const char* path, const std::string& p
       return true;
     }
     // A kept-alive connection the server closed while it was idle: once
-    // more at once on a new one.
+    // more at once on a new one.  (The server may also have died after it
+    // read the request: *sends counts both, and the caller is told.)
     if (reused && round == 0 && !got_some && IsClosedConnection(ec) && SteadyMs() < deadline_ms) {
       c = std::make_unique<Conn>(ep);
       continue;
@@ -622,13 +625,16 @@ void EtcdClient::Impl::Post(const char* path, const json& body, int64_t deadline
     }
     const size_t ep = (start + attempt) % n;
     Reply reply;
-    bool sent = false;
+    int sends = 0;
     std::string error;
     now = SteadyMs();
     const int64_t attempt_deadline =
         o_.attempt_timeout_ms > 0 ? std::min(deadline_ms, now + o_.attempt_timeout_ms) : deadline_ms;
-    const bool answered = Attempt(ep, path, payload, attempt_deadline, &reply, &sent, &error);
-    if (sent) st->sent = true;
+    const bool answered = Attempt(ep, path, payload, attempt_deadline, &reply, &sends, &error);
+    if (sends > 0) {
+      if (st->sent || sends > 1) st->resent = true;
+      st->sent = true;
+    }
     if (!answered) {
       last_error = error;
       Demote(ep, true);

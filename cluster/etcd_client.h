@@ -95,6 +95,12 @@ struct EtcdStatus {
   Code code = Code::kOk;
   std::string message;
   bool sent = false;  // at least one attempt may have reached etcd
+  // An attempt was sent after an earlier one that may also have reached
+  // etcd (its answer lost): the outcome is the last attempt's, and an
+  // earlier one may have been applied before it.  A caller whose request is
+  // not harmless to apply twice must read an answer with `resent` in that
+  // light (a compare that fails may be the earlier attempt's doing).
+  bool resent = false;
   bool ok() const { return code == Code::kOk; }
 };
 
