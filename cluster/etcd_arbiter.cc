@@ -384,6 +384,12 @@ bool EtcdArbiter::LockLease(int64_t ttl_ms, int64_t deadline_ms, int64_t* lease)
   const int64_t alive_until = LeaseServingUntil(sent, std::max(seconds, granted));
   *lease = id;
   MutexLock l(&mu_);
+  // Leases no lock can go under any more are forgotten (a node that used
+  // many TTLs once keeps no slot for each).
+  const int64_t now = NowSteadyMs();
+  for (auto it = lock_leases_.begin(); it != lock_leases_.end();) {
+    it = it->second.alive_until_ms <= now ? lock_leases_.erase(it) : std::next(it);
+  }
   LockLeaseSlot& slot = lock_leases_[seconds];
   if (alive_until > slot.alive_until_ms) slot = LockLeaseSlot{id, alive_until};
   return true;

@@ -15,8 +15,9 @@
 // the lease makes a holder that never releases lose the lock.  Locks share
 // leases: every lock this node grants within about half a second, with TTLs
 // of the same class, goes under one lease that certainly lives at least the
-// lock's TTL and at most about a second and a half longer (LockLeaseSeconds);
-// a lease is never revoked, it expires with its last lock.  So a lock cycle
+// lock's TTL and at most about 1% + 1.6 s longer (LockLeaseSeconds); a
+// lease is never revoked (other locks may be under it): it expires at its
+// TTL, with any lock still under it.  So a lock cycle
 // costs two Raft writes (grant, release), not four (a lease grant and its
 // revoke besides).
 //
