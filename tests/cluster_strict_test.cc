@@ -410,9 +410,7 @@ TEST_CASE("strict: locks share leases, and no release or expiry takes another's 
   auto lease_of = [&](const std::string& key) {
     std::vector<ephpm::cluster::EtcdKv> kvs;
     int64_t rev = 0;
-    const auto now = std::chrono::steady_clock::now().time_since_epoch();
-    const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(now).count();
-    REQUIRE(client.Range(prefix + "/locks/" + key, "", ms + 5000, &kvs, &rev).ok());
+    REQUIRE(client.Range(prefix + "/locks/" + key, "", NowMs() + 5000, &kvs, &rev).ok());
     return kvs.empty() ? int64_t{-1} : kvs[0].lease;
   };
 
@@ -487,9 +485,7 @@ TEST_CASE("strict: a fence key written by an older ephpm (the offset alone) stil
   StrictTrio t(etcd.endpoints, prefix);
   REQUIRE(WaitFor(20000, [&] { return t.Serving(); }) >= 0);
   ephpm::cluster::EtcdClient client(ephpm::cluster::EtcdClientOptions{{etcd.endpoints}, 2000});
-  const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::steady_clock::now().time_since_epoch())
-                         .count();
+  const int64_t ms = NowMs();
   int64_t rev = 0;
   REQUIRE(client.Put(prefix + "/locks/legacy", "tok", 0, ms + 5000, &rev).ok());
   REQUIRE(client.Put(prefix + "/fences/legacy", "1000", 0, ms + 5000, &rev).ok());
