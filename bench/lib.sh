@@ -125,6 +125,24 @@ bench_start_redis() {
   return 1
 }
 
+# bench_start_ephpm_resp EPHPM DIR: `EPHPM --resp` on a port it picks
+# itself (its output in DIR/ephpm.out and .err), then a private redis-server
+# (bench_start_redis DIR), both answering PING.  Sets ephpm_pid, ephpm_port,
+# redis_pid and redis_port; the caller stops them.  Fails after saying why.
+bench_start_ephpm_resp() {
+  local ephpm=$1 dir=$2
+  "$ephpm" --resp 127.0.0.1:0 --log-level warn >"$dir/ephpm.out" 2>"$dir/ephpm.err" &
+  ephpm_pid=$!
+  if ! bench_listening_port "$dir/ephpm.out" resp "$ephpm_pid" 100; then
+    cat "$dir/ephpm.err" >&2
+    echo "ephpm did not start" >&2
+    return 1
+  fi
+  ephpm_port=$REPLY
+  bench_start_redis "$dir" || { echo "could not start redis-server" >&2; return 1; }
+  redis-cli -p "$ephpm_port" ping >/dev/null && redis-cli -p "$redis_port" ping >/dev/null
+}
+
 # bench_listening_port FILE WHAT PID TRIES: waits (TRIES x 50 ms) for the
 # line "WHAT listening on HOST:PORT" that ephpm prints to FILE, and sets
 # $REPLY to PORT.  Fails when PID exits first or time runs out.

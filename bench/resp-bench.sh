@@ -56,21 +56,9 @@ stop() {
 }
 bench_on_exit stop
 
-# ephpm picks its own free port and prints it.
-"$ephpm" --resp 127.0.0.1:0 --log-level warn >"$work/ephpm.out" 2>"$work/ephpm.err" &
-ephpm_pid=$!
-if ! bench_listening_port "$work/ephpm.out" resp "$ephpm_pid" 100; then
-  cat "$work/ephpm.err" >&2
-  echo "ephpm did not start" >&2
-  exit 1
-fi
-ephpm_port=$REPLY
-
-bench_start_redis "$work" || { echo "could not start redis-server" >&2; exit 1; }
-
-# Both answer before anything is measured.
-redis-cli -p "$ephpm_port" ping >/dev/null
-redis-cli -p "$redis_port" ping >/dev/null
+# ephpm picks its own free port and prints it; both answer before anything
+# is measured.
+bench_start_ephpm_resp "$ephpm" "$work" || exit 1
 
 bench_client_timer "$work/client.time"
 
