@@ -142,6 +142,22 @@ resp() {
   shift
   timeout 10 redis-cli --no-raw -p "${host_resp[k]}" "$@" 2>&1 || true
 }
+# resp_past_clusterdown K DEADLINE_MS ARGS...: asks host K until the reply
+# is something other than CLUSTERDOWN (which a client retries) or DEADLINE_MS
+# passes; the last reply in $reply, the CLUSTERDOWN answers seen in $refusals.
+refusals=0
+resp_past_clusterdown() {
+  local k=$1 until=$2
+  shift 2
+  refusals=0
+  while :; do
+    reply=$(resp "$k" "$@")
+    [[ $reply == "(error) CLUSTERDOWN"* ]] || return 0
+    refusals=$((refusals + 1))
+    (( $(now_ms) < until )) || return 0
+    sleep 0.2
+  done
+}
 # The same, its duration in ms in $took.
 took=0
 timed_resp() {
@@ -392,30 +408,18 @@ done
 ok "etcd: members $leader and $other restarted, cluster healthy after $(( $(now_ms) - t_restart )) ms"
 
 # n1 retries until it gets an answer other than CLUSTERDOWN: that must be OK
-# (nobody holds q: every earlier SET q was refused); then n2 and n3 are refused.
-reply=""
-while :; do
-  reply=$(resp 1 SET q x NX PX 5000)
-  [[ $reply == "(error) CLUSTERDOWN"* ]] || break
-  (( $(now_ms) < deadline )) || break
-  sleep 0.2
-done
-expect "n1: SET q x NX PX 5000 once quorum is back -> OK ($(( $(now_ms) - t_restart )) ms after the restart)" \
+# (nobody holds q: every earlier SET q was refused).
+resp_past_clusterdown 1 "$deadline" SET q x NX PX 5000
+t_granted=$(now_ms)
+expect "n1: SET q x NX PX 5000 once quorum is back -> OK ($(( t_granted - t_restart )) ms after the restart, after $refusals CLUSTERDOWN)" \
   "$reply" OK
 # The others may still be registering again (their membership leases ran
 # out during the outage) or catching up: CLUSTERDOWN until then, which a
-# client retries; what they must never answer is OK while n1 holds q.
-deadline=$(( $(now_ms) + 10000 ))
+# client retries; what they must never answer is OK while n1 holds q.  They
+# retry only within q's 5 s (with a margin), so an OK after its expiry
+# cannot pass for a second holder.
 for k in 2 3; do
-  reply=""
-  refusals=0
-  while :; do
-    reply=$(resp "$k" SET q x NX PX 5000)
-    [[ $reply == "(error) CLUSTERDOWN"* ]] || break
-    refusals=$((refusals + 1))
-    (( $(now_ms) < deadline )) || break
-    sleep 0.2
-  done
+  resp_past_clusterdown "$k" $(( t_granted + 4000 )) SET q x NX PX 5000
   expect "n$k: SET q x NX PX 5000 -> nil (after $refusals CLUSTERDOWN)" "$reply" "(nil)"
 done
 
