@@ -19,6 +19,16 @@ bench_quietly() {
   return "$rc"
 }
 
+# bench_require HINT TOOL...: fails, naming the first missing TOOL and how
+# to get it (HINT), unless every TOOL is on PATH.
+bench_require() {
+  local hint=$1 tool
+  shift
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { echo "needs $tool: $hint" >&2; return 1; }
+  done
+}
+
 # bench_cmake_release BUILD_DIR TARGET [CMAKE_ARGS...]: configures BUILD_DIR
 # in Release without tests or benchmarks and builds TARGET.
 bench_cmake_release() {

@@ -23,12 +23,8 @@ KEYS=${KEYS:-1000000}
 KEYLEN=${KEYLEN:-16}
 VALLEN=${VALLEN:-64}
 
-for tool in redis-server redis-cli python3; do
-  command -v "$tool" >/dev/null || {
-    echo "needs $tool: apt-get install redis-server redis-tools python3" >&2
-    exit 1
-  }
-done
+bench_require "apt-get install redis-server redis-tools python3" redis-server redis-cli python3 ||
+  exit 1
 
 bench_ephpm "${BUILD:-/tmp/ephpm-resp-bench-build}" || exit 1
 ephpm=$REPLY

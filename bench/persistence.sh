@@ -44,9 +44,8 @@ DATASIZE=${DATASIZE:-32}
 LOAD_KEYS=${LOAD_KEYS:-1000000}
 build=${BUILD:-/tmp/ephpm-persist-bench-build}
 
-for tool in redis-server redis-benchmark redis-cli php; do
-  command -v "$tool" >/dev/null || { echo "needs $tool" >&2; exit 1; }
-done
+bench_require "apt-get install redis-server redis-tools php8.2-cli" \
+  redis-server redis-benchmark redis-cli php || exit 1
 
 # ---- the programs ------------------------------------------------------------
 bench_ephpm "$build" || exit 1

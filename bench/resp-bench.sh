@@ -35,12 +35,8 @@ DATASIZE=${DATASIZE:-32}
 TESTS=${TESTS-set,get,incr}
 PIPELINES=${PIPELINES:-"1 16"}
 
-for tool in redis-server redis-benchmark redis-cli; do
-  command -v "$tool" >/dev/null || {
-    echo "needs $tool: apt-get install redis-server redis-tools" >&2
-    exit 1
-  }
-done
+bench_require "apt-get install redis-server redis-tools" redis-server redis-benchmark redis-cli ||
+  exit 1
 
 # ---- the ephpm binary ------------------------------------------------------
 bench_ephpm "${BUILD:-/tmp/ephpm-resp-bench-build}" || exit 1
