@@ -22,6 +22,7 @@
 #include "absl/hash/hash.h"
 #include "aggregates.h"
 #include "ephpm/types.h"
+#include "random.h"
 #include "shared_mutex.h"
 
 #define XXH_INLINE_ALL
@@ -32,9 +33,14 @@ namespace ephpm {
 // ---------------------------------------------------------------------------
 // Keys and hashing.
 //
-// One XXH3-128 of the key gives two independent 64-bit halves: the low half
-// picks the shard, the high half is the hash the shard's map uses.  Keys in
-// one shard therefore share no bits of the map's hash.
+// One 64-bit XXH3 of the key, seeded once per process (so that a client
+// cannot aim many keys at one slot without knowing the seed).  The shard's
+// map takes the whole hash; the shard is picked by its top 16 bits (there
+// are at most 65 536 shards).  The map places a key by bits 7 and up,
+// masked to its capacity, and files bits 0-6 in the control byte, so keys
+// that share a shard share no bits the map uses until one shard's table
+// passes 2^41 slots.  (One 64-bit hash, not two: a key's hash is about a
+// fifth of a PHP get's instructions.)
 //
 // Redis Cluster's hash tags: a key with a non-empty "{...}" (the first '{'
 // and the first '}' after it) is placed by what is between them, so "{t}x"
@@ -57,11 +63,17 @@ inline std::string_view ShardPart(std::string_view key) {
   return key.substr(open + 1, close - open - 1);
 }
 
+inline uint64_t KeyHashSeed() {
+  static const uint64_t seed = ProcessSeed();
+  return seed;
+}
+
 inline HashedKey HashKey(std::string_view key) {
-  const XXH128_hash_t h = XXH3_128bits(key.data(), key.size());
+  const uint64_t seed = KeyHashSeed();
+  const uint64_t h = XXH3_64bits_withSeed(key.data(), key.size(), seed);
   const std::string_view part = ShardPart(key);
-  if (part.size() == key.size()) return HashedKey{key, h.low64, h.high64};
-  return HashedKey{key, XXH3_128bits(part.data(), part.size()).low64, h.high64};
+  if (part.size() == key.size()) return HashedKey{key, h >> 48, h};
+  return HashedKey{key, XXH3_64bits_withSeed(part.data(), part.size(), seed) >> 48, h};
 }
 
 struct KeyHash {

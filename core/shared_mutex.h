@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/base/thread_annotations.h"
 
 #if defined(EPHPM_TSAN)
@@ -28,8 +29,10 @@ namespace section {
 // section, locking one of them again (any store call on a key of the
 // section) is a no-op, and so is its unlock: the section holds them until it
 // ends.  Locking any other shard inside a section would break the lock
-// order: the section's callers prevent it (docs/ARCHITECTURE.md).
-inline thread_local const std::vector<const SharedMutex*>* held = nullptr;
+// order: the section's callers prevent it (docs/ARCHITECTURE.md).  Read on
+// every lock and unlock: initial-exec, as db_scope (core/store_impl.h).
+inline thread_local const std::vector<const SharedMutex*>* held ABSL_ATTRIBUTE_INITIAL_EXEC =
+    nullptr;
 
 inline bool Holds(const SharedMutex* mu) {
   const std::vector<const SharedMutex*>* h = held;

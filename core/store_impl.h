@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
 #include "compression.h"
@@ -46,8 +47,11 @@ namespace ephpm {
 // The database the calling thread addresses on one store
 // (Store::DatabaseScope); 0 on any other store.
 namespace db_scope {
-inline thread_local const void* store = nullptr;
-inline thread_local uint32_t db = 0;
+// Read on every store call: initial-exec, so that a read is one load from
+// the thread pointer instead of a call to __tls_get_addr (core/random.h says
+// why the module's TLS block must stay small for that).
+inline thread_local const void* store ABSL_ATTRIBUTE_INITIAL_EXEC = nullptr;
+inline thread_local uint32_t db ABSL_ATTRIBUTE_INITIAL_EXEC = 0;
 inline uint32_t Current(const void* impl) { return store == impl ? db : 0; }
 }  // namespace db_scope
 

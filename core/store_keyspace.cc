@@ -3,10 +3,10 @@
 // Stats.
 
 #include <chrono>
-#include <random>
 
 #include "ephpm/glob.h"
 #include "ephpm/number_text.h"
+#include "random.h"
 #include "store_impl.h"
 
 namespace ephpm {
@@ -266,7 +266,7 @@ Status Store::Impl::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned con
 }
 
 Status Store::Impl::RandomKey(std::string* key) const {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
+  SplitMix64& rng = ThreadRandom();
   const size_t n = shard_mask_ + 1;
   const size_t start = rng() & shard_mask_;
   for (size_t k = 0; k < n; ++k) {

@@ -10,29 +10,16 @@
 #include <algorithm>
 #include <memory>
 #include <numeric>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "random.h"
 #include "store_impl.h"
 
 namespace ephpm {
 
 namespace {
-
-// SPOP and SRANDMEMBER draw from one generator per thread.
-std::mt19937_64& Rng() {
-  thread_local std::mt19937_64 rng = [] {
-    std::random_device rd;
-    return std::mt19937_64((static_cast<uint64_t>(rd()) << 32) ^ rd());
-  }();
-  return rng;
-}
-
-size_t RandomBelow(size_t n) {
-  return std::uniform_int_distribution<size_t>(0, n - 1)(Rng());
-}
 
 // Takes the member at position `pos` out of *s and hands back its node:
 // the last pointer fills the gap.  Allocates nothing.

@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "random.h"
 #include "store_impl.h"
 
 namespace ephpm {
@@ -233,11 +234,6 @@ void ForRange(const ZOrder& o, const ZRangeSpec& spec, Emit emit) {
   }
 }
 
-std::mt19937_64& Rng() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  return rng;
-}
-
 }  // namespace
 
 // ---- reads -----------------------------------------------------------------
@@ -338,7 +334,7 @@ Status Store::Impl::ZRandMember(std::string_view key, int64_t count, ZMembers* o
       const uint64_t k = 0 - static_cast<uint64_t>(count);
       out->reserve(static_cast<size_t>(std::min<uint64_t>(k, 1 << 16)));
       std::uniform_int_distribution<size_t> pick(0, n - 1);
-      for (uint64_t i = 0; i < k; ++i) emit(pick(Rng()));
+      for (uint64_t i = 0; i < k; ++i) emit(pick(ThreadRandom()));
       return Status::kOk;
     }
     const size_t k = static_cast<size_t>(count);
@@ -356,7 +352,7 @@ Status Store::Impl::ZRandMember(std::string_view key, int64_t count, ZMembers* o
     out->reserve(k);
     for (size_t i = 0; i < k; ++i) {
       std::uniform_int_distribution<size_t> pick(i, n - 1);
-      std::swap(ranks[i], ranks[pick(Rng())]);
+      std::swap(ranks[i], ranks[pick(ThreadRandom())]);
       emit(ranks[i]);
     }
     return Status::kOk;
