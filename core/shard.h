@@ -330,9 +330,8 @@ struct alignas(64) Shard {
   };
   absl::flat_hash_map<std::string, Watched, KeyHash, KeyEq> watched ABSL_GUARDED_BY(mu);
 
-  // Counted by readers under the shared lock, hence atomic.
-  mutable std::atomic<uint64_t> hits{0};
-  mutable std::atomic<uint64_t> misses{0};
+  // Counted under the lock, read by Stats without it, hence atomic.  (Hits
+  // and misses: Store::Impl's HitCounters.)
   std::atomic<uint64_t> expired{0};
   std::atomic<uint64_t> evicted{0};
 

@@ -37,6 +37,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
 #include "compression.h"
+#include "hit_counters.h"
 #include "ephpm/store.h"
 #include "mutex.h"
 #include "persist.h"
@@ -997,6 +998,7 @@ class Store::Impl {
   const size_t shard_mask_;
   const size_t total_shards_;  // shard_mask_ + 1 per database
   const std::unique_ptr<Shard[]> shards_;
+  HitCounters counters_;  // reads that found a live string, or nothing
   std::atomic<uint64_t> used_{0};
   // options_.memory_limit until SetMemoryLimit (CONFIG SET maxmemory).
   std::atomic<uint64_t> memory_limit_{0};

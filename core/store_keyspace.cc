@@ -411,8 +411,6 @@ StoreStats Store::Impl::Stats() const {
   for (size_t i = 0; i < total_shards_; ++i) {
     Shard& s = shards_[i];
     StoreStats::Database& db = st.databases[DbOf(s)];
-    st.hits += s.hits.load(std::memory_order_relaxed);
-    st.misses += s.misses.load(std::memory_order_relaxed);
     st.expired += s.expired.load(std::memory_order_relaxed);
     st.evicted += s.evicted.load(std::memory_order_relaxed);
     ReaderLock l(&s.mu);
@@ -437,6 +435,8 @@ StoreStats Store::Impl::Stats() const {
     st.pinned_keys += pinned_keys;
     st.pinned_bytes += pinned_bytes;
   }
+  st.hits = counters_.hits();
+  st.misses = counters_.misses();
   st.memory_used = used_.load(std::memory_order_relaxed);
   return st;
 }

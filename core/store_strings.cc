@@ -20,14 +20,14 @@ Status Store::Impl::GetInto(std::string_view key, absl::FunctionRef<char*(size_t
     auto it = s.map.find(hk);
     const int64_t now = it == s.map.end() ? 0 : NowFor(it->second);
     if (it == s.map.end() || IsExpired(it->second, now)) {
-      s.misses.fetch_add(1, std::memory_order_relaxed);
+      counters_.Miss();
       if (it == s.map.end()) return Status::kNotFound;
       frame.clear();  // fall through to the lazy reap below
       original_size = UINT64_MAX;
     } else {
       const Entry& e = it->second;
       if (e.type != ValueType::kString) return Status::kWrongType;
-      s.hits.fetch_add(1, std::memory_order_relaxed);
+      counters_.Hit();
       if (lru()) e.last_access.store(now, std::memory_order_relaxed);
       if (!e.compressed) return Emit(e.value, false, e.original_size, alloc);
       frame = e.value;
@@ -52,7 +52,7 @@ Status Store::Impl::GetIntoBuffer(std::string_view key, char* buf, size_t capaci
     auto it = s.map.find(hk);
     const int64_t now = it == s.map.end() ? 0 : NowFor(it->second);
     if (it == s.map.end() || IsExpired(it->second, now)) {
-      s.misses.fetch_add(1, std::memory_order_relaxed);
+      counters_.Miss();
       if (it == s.map.end()) return Status::kNotFound;
     } else {
       const Entry& e = it->second;
@@ -61,7 +61,7 @@ Status Store::Impl::GetIntoBuffer(std::string_view key, char* buf, size_t capaci
       // Measured only: the caller asks again with room, and that read
       // counts as the hit.
       if (e.original_size > capacity) return Status::kOk;
-      s.hits.fetch_add(1, std::memory_order_relaxed);
+      counters_.Hit();
       if (lru()) e.last_access.store(now, std::memory_order_relaxed);
       if (!e.compressed) {
         if (e.original_size != 0) std::memcpy(buf, e.value.data(), e.original_size);
