@@ -25,7 +25,8 @@ void Store::Impl::ExpireLocked(Shard& s, Map::iterator it, int64_t now) {
 }
 
 Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, Prepared* p,
-                              int64_t expires_at, bool pinned, int64_t now, uint64_t* shortfall,
+                              int64_t expires_at, bool pinned, const WriteTime& now,
+                              uint64_t* shortfall,
                               bool* changed) {
   Entry fresh;
   fresh.value = std::move(p->stored);
@@ -47,7 +48,7 @@ Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, P
 }
 
 bool Store::Impl::InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& hk, Entry* fresh,
-                                bool force, int64_t now, uint64_t* shortfall) {
+                                bool force, const WriteTime& now, uint64_t* shortfall) {
   Map::iterator& it = *itp;
   const bool exists = it != s.map.end();
   const uint64_t old_mem = exists ? it->second.mem_size : 0;
@@ -84,7 +85,7 @@ Map::iterator Store::Impl::EmplaceLocked(Shard& s, const HashedKey& hk) {
 }
 
 void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* from,
-                             uint64_t mem_size, int64_t now) {
+                             uint64_t mem_size, const WriteTime& now) {
   Entry& e = it->second;
   // A recorded fence stays with the key through every later write (a lock's
   // grant does not: the next grant passes it anyway).  A new lock leaves
@@ -123,7 +124,7 @@ void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* fr
   e.ephemeral = from->ephemeral;
   e.fence = fence;
   e.version = ++s.last_version;
-  e.last_access.store(now, std::memory_order_relaxed);
+  e.last_access.store(now.AccessMs(), std::memory_order_relaxed);
   TrackCompressedLocked(s, e, true);
   TrackPinnedLocked(s, e, true);
 }

@@ -37,7 +37,7 @@ Status Store::Impl::ReadHash(std::string_view key, Read read) const {
     return Status::kOk;
   }
   if (it->second.type != ValueType::kHash) return Status::kWrongType;
-  if (lru()) it->second.last_access.store(clock_->NowMs(), std::memory_order_relaxed);
+  if (lru()) it->second.last_access.store(clock_->CoarseMs(), std::memory_order_relaxed);
   read(static_cast<const HashFields*>(it->second.hash.get()));
   return Status::kOk;
 }

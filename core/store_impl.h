@@ -566,8 +566,43 @@ class Store::Impl {
     std::optional<LogGroup> group_;
   };
 
+  // The time of one write: the clock is read under the lock at the first
+  // question and the answer kept for the rest of the write, so that all its
+  // decisions use one instant; a write that asks nothing (no TTL involved)
+  // reads no clock.  A WriteTime made from a number is that time.  Converts
+  // to int64_t (reading the clock) for code that needs the number.
+  class WriteTime {
+   public:
+    explicit WriteTime(const Clock* clock) : clock_(clock) {}
+    WriteTime(int64_t ms) : ms_(ms), read_(true) {}  // NOLINT: a known time
+    WriteTime(const WriteTime&) = delete;
+    WriteTime& operator=(const WriteTime&) = delete;
+
+    int64_t ms() const {
+      if (!read_) {
+        ms_ = clock_->NowMs();
+        read_ = true;
+      }
+      return ms_;
+    }
+    operator int64_t() const { return ms(); }  // NOLINT
+    // For an access time: the write's time if it was read, else the
+    // clock's cheap reading (Clock::CoarseMs).
+    int64_t AccessMs() const { return read_ ? ms_ : clock_->CoarseMs(); }
+
+   private:
+    const Clock* clock_ = nullptr;
+    mutable int64_t ms_ = 0;
+    mutable bool read_ = false;
+  };
+
+  static bool IsExpiredAt(const Entry& e, const WriteTime& now) {
+    return e.expires_at != 0 && e.expires_at <= now.ms();
+  }
+
   // The skeleton of a write to one key: runs fn(s, now, &changed, shortfall)
-  // under the writer lock of hk's shard `s`, with `now` read under it; tries
+  // under the writer lock of hk's shard `s`, `now` a WriteTime (fn may take
+  // it as an int64_t, which reads the clock at once); tries
   // again after eviction when WithEviction says so; wakes the shard's
   // waiters once the lock is released if fn set changed.  fn is a lambda
   // annotated ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu), a requirement the
@@ -577,7 +612,8 @@ class Store::Impl {
     Shard& s = ShardFor(hk);
     return WithEviction<Result>([&](uint64_t* shortfall) ABSL_NO_THREAD_SAFETY_ANALYSIS {
       ShardWrite w(&s);
-      return fn(s, clock_->NowMs(), &w.changed, shortfall);
+      const WriteTime now(clock_);
+      return fn(s, now, &w.changed, shortfall);
     });
   }
 
@@ -596,9 +632,12 @@ class Store::Impl {
   }
   size_t IndexOf(const Shard* s) const { return static_cast<size_t>(s - shards_.get()); }
 
-  // The clock is read only when the answer depends on it.
+  // The clock is read only when the answer depends on it: precisely for an
+  // entry with an expiry, cheaply for one without (then the time is only an
+  // access time, for LRU).
   int64_t NowFor(const Entry& e) const {
-    return e.expires_at != 0 || lru() ? clock_->NowMs() : 0;
+    if (e.expires_at != 0) return clock_->NowMs();
+    return lru() ? clock_->CoarseMs() : 0;
   }
 
   // now + ttl_ms, refusing a sum past the int64 range.
@@ -752,10 +791,10 @@ class Store::Impl {
 
   // Finds `hk` for a write.  An expired entry met here is removed (lazy
   // expiry), reported as absent, and sets *changed.
-  Map::iterator FindLiveForWriteLocked(Shard& s, const HashedKey& hk, int64_t now,
+  Map::iterator FindLiveForWriteLocked(Shard& s, const HashedKey& hk, const WriteTime& now,
                                        bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     auto it = s.map.find(hk);
-    if (it != s.map.end() && IsExpired(it->second, now)) {
+    if (it != s.map.end() && IsExpiredAt(it->second, now)) {
       ExpireLocked(s, it, now);
       *changed = true;
       return s.map.end();
@@ -773,7 +812,7 @@ class Store::Impl {
   // nothing: kOutOfMemory leaves everything as it was (*shortfall > 0 when
   // the limit refused it).  Sets *changed on success.
   Status PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, Prepared* p,
-                   int64_t expires_at, bool pinned, int64_t now, uint64_t* shortfall,
+                   int64_t expires_at, bool pinned, const WriteTime& now, uint64_t* shortfall,
                    bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
   // Puts `fresh` (value or hash, type, compression, expiry, mem_size) in
@@ -782,7 +821,7 @@ class Store::Impl {
   // allocation failed) nothing changed and fresh is untouched.  `force`
   // accounts the growth whatever the limit (replicated state).
   bool InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& hk, Entry* fresh, bool force,
-                     int64_t now, uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+                     const WriteTime& now, uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
   // The all-or-nothing write every install shares (InstallLocked,
   // RenameLocked, MSetLocked, HSetLocked): reserves new_mem in place of
@@ -826,7 +865,7 @@ class Store::Impl {
   // expiry's index node is in place already (InsertTtlLocked).  Leaves the
   // stamp and the memory total to the caller.
   void FillLocked(Shard& s, Map::iterator it, bool existed, Entry* from, uint64_t mem_size,
-                  int64_t now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+                  const WriteTime& now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
   // Gives the live entry at `it` expiry `at_ms` (0 = none), keeping the
   // index and the memory total exact.  Only adding an index node allocates.

@@ -15,7 +15,8 @@ Status Store::Impl::Del(std::string_view key, int64_t* removed) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
   return Mutate<Status>(
-      hk, [&](Shard& s, int64_t now, bool* changed, uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+      hk, [&](Shard& s, const WriteTime& now, bool* changed,
+              uint64_t*) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
         auto it = FindLiveForWriteLocked(s, hk, now, changed);
         *removed = it != s.map.end() ? 1 : 0;
         if (*removed == 1) {

@@ -179,7 +179,7 @@ Status Store::Impl::ReadList(std::string_view key, Read read) const {
     return Status::kOk;
   }
   if (it->second.type != ValueType::kList) return Status::kWrongType;
-  if (lru()) it->second.last_access.store(clock_->NowMs(), std::memory_order_relaxed);
+  if (lru()) it->second.last_access.store(clock_->CoarseMs(), std::memory_order_relaxed);
   read(static_cast<const ListValue*>(it->second.list.get()));
   return Status::kOk;
 }

@@ -152,7 +152,7 @@ Status Store::Impl::ReadSet(std::string_view key, Read read) const {
     return Status::kOk;
   }
   if (it->second.type != ValueType::kSet) return Status::kWrongType;
-  if (lru()) it->second.last_access.store(clock_->NowMs(), std::memory_order_relaxed);
+  if (lru()) it->second.last_access.store(clock_->CoarseMs(), std::memory_order_relaxed);
   read(static_cast<const SetValue*>(it->second.set.get()));
   return Status::kOk;
 }

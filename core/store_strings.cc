@@ -81,7 +81,7 @@ Status Store::Impl::Set(std::string_view key, std::string_view value, int64_t tt
   if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0) return Status::kInvalidArgument;
   Prepared p = Prepare(value);
   const HashedKey hk = HashKey(key);
-  return Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
+  return Mutate<Status>(hk, [&](Shard& s, const WriteTime& now, bool* changed,
                                 uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     int64_t expires_at = 0;
     if (ttl_ms > 0 && !ExpiryFrom(now, ttl_ms, &expires_at)) {
@@ -95,7 +95,7 @@ Status Store::Impl::Set(std::string_view key, std::string_view value, int64_t tt
 Status Store::Impl::IncrByLocal(std::string_view key, int64_t delta, int64_t* result) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  return Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
+  return Mutate<Status>(hk, [&](Shard& s, const WriteTime& now, bool* changed,
                                 uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     auto it = FindLiveForWriteLocked(s, hk, now, changed);
     int64_t current = 0;

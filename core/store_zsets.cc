@@ -249,7 +249,7 @@ Status Store::Impl::ReadZSet(std::string_view key, Read read) const {
     return read(static_cast<const ZSetValue*>(nullptr));
   }
   if (it->second.type != ValueType::kZSet) return Status::kWrongType;
-  if (lru()) it->second.last_access.store(clock_->NowMs(), std::memory_order_relaxed);
+  if (lru()) it->second.last_access.store(clock_->CoarseMs(), std::memory_order_relaxed);
   return read(static_cast<const ZSetValue*>(it->second.zset.get()));
 }
 

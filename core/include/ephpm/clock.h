@@ -16,6 +16,10 @@ class Clock {
  public:
   virtual ~Clock() = default;
   virtual int64_t NowMs() const = 0;
+  // A cheaper reading that may lag NowMs() by up to one kernel tick (a few
+  // ms) and never leads it: for access times (LRU, OBJECT IDLETIME), never
+  // for an expiry decision.
+  virtual int64_t CoarseMs() const { return NowMs(); }
 };
 
 // The process-wide wall clock.  Never null, never destroyed.
