@@ -53,6 +53,7 @@
 #include "ephpm/status.h"
 #include "ephpm/store.h"
 #include "ephpm/types.h"
+#include "random.h"
 
 namespace {
 
@@ -84,22 +85,10 @@ const std::vector<std::string>& LockKeys() {
 // tell writers apart (the size, and so the work, is the same).
 std::string MakeValue(char fill) { return std::string(kValueSize, fill); }
 
-// splitmix64: a few instructions per number, so the generator costs far less
-// than the operations it drives and adds nothing shared between threads.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-
- private:
-  uint64_t state_;
-};
+// core/random.h's SplitMix64: a few instructions per number, so the
+// generator costs far less than the operations it drives and adds nothing
+// shared between threads.
+using Rng = ephpm::SplitMix64;
 
 // Maps a 64-bit random number onto [0, n) with a multiply instead of a
 // division (Lemire's multiply-shift reduction).
@@ -262,7 +251,7 @@ void BM_Get(benchmark::State& state) {
   out.reserve(kValueSize);
   size_t failed = 0;
   for (auto _ : state) {
-    failed += !impl.Get(keys[Below(rng.Next(), keys.size())], &out);
+    failed += !impl.Get(keys[Below(rng(), keys.size())], &out);
     benchmark::DoNotOptimize(out.data());
   }
   state.SetItemsProcessed(state.iterations());
@@ -277,7 +266,7 @@ void BM_Set(benchmark::State& state) {
   const std::string value = MakeValue(static_cast<char>('a' + state.thread_index()));
   size_t failed = 0;
   for (auto _ : state) {
-    failed += !impl.Set(keys[Below(rng.Next(), keys.size())], value);
+    failed += !impl.Set(keys[Below(rng(), keys.size())], value);
   }
   state.SetItemsProcessed(state.iterations());
   if (failed != 0) state.SkipWithError("set failed");
@@ -298,7 +287,7 @@ void BM_LockCycle(benchmark::State& state) {
   const std::string token = MakeValue(static_cast<char>('A' + state.thread_index()));
   size_t failed = 0;
   for (auto _ : state) {
-    const std::string& key = keys[Below(rng.Next(), slots) * stride + offset];
+    const std::string& key = keys[Below(rng(), slots) * stride + offset];
     failed += !impl.SetNx(key, token);
     failed += !impl.DelIfEq(key, token);
   }
@@ -318,7 +307,7 @@ void BM_Mix90(benchmark::State& state) {
   out.reserve(kValueSize);
   size_t failed = 0;
   for (auto _ : state) {
-    const uint64_t r = rng.Next();
+    const uint64_t r = rng();
     const std::string& key = keys[Below(r, keys.size())];
     if (static_cast<uint32_t>(r) % 10 == 0) {
       failed += !impl.Set(key, value);
