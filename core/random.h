@@ -3,9 +3,10 @@
 // key hash's per-process seed (shard.h).  Lock tokens and session ids come
 // from the operating system's CSPRNG instead (ext/, session/).
 //
-// The generator is small on purpose.  Every thread_local of the PHP extension lives in the
-// module's TLS block, and the hot ones (section::held, db_scope) are read
-// with the initial-exec model, which makes glibc place that whole block in
+// The generator is small on purpose.  Every thread_local of the PHP
+// extension lives in the module's TLS block, and the hot ones
+// (section::held, db_scope, the hit-counter slot) are read with the
+// initial-exec model, which makes glibc place that whole block in
 // the static TLS surplus when PHP dlopens the module: a few hundred bytes
 // fit, three std::mt19937_64 (2.5 KB each) did not.
 

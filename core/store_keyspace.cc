@@ -267,9 +267,8 @@ Status Store::Impl::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned con
 }
 
 Status Store::Impl::RandomKey(std::string* key) const {
-  SplitMix64& rng = ThreadRandom();
   const size_t n = shard_mask_ + 1;
-  const size_t start = rng() & shard_mask_;
+  const size_t start = static_cast<size_t>(RandomBelow(n));
   for (size_t k = 0; k < n; ++k) {
     Shard& s = shards_[DbBase() + ((start + k) & shard_mask_)];
     ReaderLock l(&s.mu);
@@ -278,7 +277,7 @@ Status Store::Impl::RandomKey(std::string* key) const {
     if (size == 0) continue;
     // A random position, then the first live entry from there (wrapping).
     auto it = s.map.begin();
-    std::advance(it, static_cast<std::ptrdiff_t>(rng() % size));
+    std::advance(it, static_cast<std::ptrdiff_t>(RandomBelow(size)));
     for (size_t tried = 0; tried < size; ++tried) {
       if (!IsExpired(it->second, now)) {
         *key = it->first;

@@ -7,7 +7,6 @@
 #include <limits>
 #include <numeric>
 #include <optional>
-#include <random>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -333,8 +332,7 @@ Status Store::Impl::ZRandMember(std::string_view key, int64_t count, ZMembers* o
       // -count as unsigned: INT64_MIN has no positive counterpart.
       const uint64_t k = 0 - static_cast<uint64_t>(count);
       out->reserve(static_cast<size_t>(std::min<uint64_t>(k, 1 << 16)));
-      std::uniform_int_distribution<size_t> pick(0, n - 1);
-      for (uint64_t i = 0; i < k; ++i) emit(pick(ThreadRandom()));
+      for (uint64_t i = 0; i < k; ++i) emit(static_cast<size_t>(RandomBelow(n)));
       return Status::kOk;
     }
     const size_t k = static_cast<size_t>(count);
@@ -351,8 +349,7 @@ Status Store::Impl::ZRandMember(std::string_view key, int64_t count, ZMembers* o
     std::iota(ranks.begin(), ranks.end(), size_t{0});
     out->reserve(k);
     for (size_t i = 0; i < k; ++i) {
-      std::uniform_int_distribution<size_t> pick(i, n - 1);
-      std::swap(ranks[i], ranks[pick(ThreadRandom())]);
+      std::swap(ranks[i], ranks[i + static_cast<size_t>(RandomBelow(n - i))]);
       emit(ranks[i]);
     }
     return Status::kOk;
