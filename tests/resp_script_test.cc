@@ -58,6 +58,20 @@ struct Local {
     if (wrote != nullptr) *wrote = w;
     return out;
   }
+  // A key named base, or base followed by a number, whose shard is none of
+  // the given keys' shards. The key hash is seeded per process, so a test
+  // that needs a key outside a script's sections must pick it this way.
+  std::string Outside(const std::string& base, const std::vector<std::string>& keys) const {
+    std::string k = base;
+    for (int i = 0;; ++i) {
+      bool clash = false;
+      for (const auto& held : keys) {
+        clash = clash || store->ShardIndex(0, k) == store->ShardIndex(0, held);
+      }
+      if (!clash) return k;
+      k = base + std::to_string(i);
+    }
+  }
   // What the script's redis.pcall returns for argv, converted back.
   std::string ThroughScript(const std::vector<std::string>& keys,
                             const std::vector<std::string>& argv) {
@@ -174,13 +188,19 @@ TEST_CASE("script: an EVAL that wrote waits for durability like a write", "[scri
 TEST_CASE("script: only the keys declared in KEYS may be touched", "[script]") {
   Local l;
   const std::string undeclared = std::string(ephpm::resp::script::kUndeclaredKey);
-  const std::string body = "redis.call('set', KEYS[1], 'x') return redis.call('set', 'other', 'y')";
+  // Keys of the declared keys' shards are reachable (HeldBySection), so the
+  // undeclared keys here are picked from other shards.
+  const std::string other = l.Outside("other", {"k"});
+  const std::string body =
+      "redis.call('set', KEYS[1], 'x') return redis.call('set', '" + other + "', 'y')";
   CHECK(l.Call({"EVAL", body, "1", "k"}) == ScriptErr(undeclared, body));
   // The write before the refusal stays (scripts have no rollback, as in Redis).
   CHECK(l.Call({"GET", "k"}) == Bulk("x"));
-  CHECK(l.Call({"GET", "other"}) == kNil);
+  CHECK(l.Call({"GET", other}) == kNil);
   // Every key position of the command is checked (MSET's step 2).
-  const std::string mset = "return redis.call('mset', KEYS[1], 'a', KEYS[2], 'b', 'z', 'c')";
+  const std::string z = l.Outside("z", {"k", "k2"});
+  const std::string mset =
+      "return redis.call('mset', KEYS[1], 'a', KEYS[2], 'b', '" + z + "', 'c')";
   CHECK(l.Call({"EVAL", mset, "2", "k", "k2"}) == ScriptErr(undeclared, mset));
   CHECK(l.Call({"GET", "k2"}) == kNil);
   const std::string ok = "return redis.call('mset', KEYS[1], 'a', KEYS[2], 'b')";
@@ -320,10 +340,7 @@ TEST_CASE("script: past the threshold, commands needing its shards get -BUSY", "
     if (r == busy) break;
   }
   CHECK(r == busy);
-  std::string other = "other";
-  for (int i = 0; l.store->ShardIndex(0, other) == l.store->ShardIndex(0, "k"); ++i) {
-    other = "other" + std::to_string(i);
-  }
+  const std::string other = l.Outside("other", {"k"});
   CHECK(l.Call({"GET", other}) == kNil);        // another shard: no wait, no -BUSY
   CHECK(l.Call({"SET", "{k}x", "1"}) == busy);   // the script's shard (hash tag)
   CHECK(l.Call({"MGET", other, "k"}) == busy);
@@ -501,7 +518,10 @@ TEST_CASE("script: the keys after numkeys must be declared too", "[script]") {
   l.Call({"ZADD", "z1", "1", "a"});
   l.Call({"ZADD", "z2", "2", "b"});
   const std::string undeclared = std::string(ephpm::resp::script::kUndeclaredKey);
-  const std::string body = "return redis.call('zunionstore', KEYS[1], 2, KEYS[2], 'z2')";
+  const std::string z2 = l.Outside("z2", {"dst", "z1"});
+  l.Call({"ZADD", z2, "2", "b"});
+  const std::string body =
+      "return redis.call('zunionstore', KEYS[1], 2, KEYS[2], '" + z2 + "')";
   CHECK(l.Call({"EVAL", body, "2", "dst", "z1"}) == ScriptErr(undeclared, body));
   CHECK(l.Call({"EXISTS", "dst"}) == Int(0));
   const std::string ok = "return redis.call('zunionstore', KEYS[1], 2, KEYS[2], KEYS[3])";
