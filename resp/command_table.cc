@@ -470,6 +470,9 @@ bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
   }
   // A command that would wait for a long script's shards is told so.
   if (const std::string_view busy = scripting_->BusyFor(c); !busy.empty()) return refuse(busy);
+  struct Admitted {
+    ~Admitted() { script::Scripting::EndCommand(); }
+  } const admitted;  // a script waiting to lock goes on once this command ends
   client->exec_wrote = false;
   const Store::DatabaseScope database(*store_, client->db);
   cmd->fn(c);

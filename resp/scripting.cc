@@ -26,9 +26,11 @@ extern "C" {
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "hit_counters.h"
 
 namespace ephpm {
 namespace resp {
@@ -1131,11 +1133,88 @@ size_t Scripting::cached() {
   return scripts_.size();
 }
 
-void Scripting::Register(Run* run) {
-  MutexLock l(&mu_);
-  if (stopping_) run->kill.store(true);  // (a script that starts as the server stops)
-  running_.push_back(run);
-  running_count_.store(static_cast<int>(running_.size()));
+namespace {
+
+// Admission marks.  A command BusyFor lets through goes on to take its
+// shards' locks.  A script that registered in between and locked those
+// shards first would leave the command waiting on the script's lock, where
+// no -BUSY reaches it, and its I/O thread could not serve SCRIPT KILL.  So a
+// command that BusyFor lets through marks its thread until it ends
+// (Scripting::EndCommand), and a script, once registered, waits for every
+// marked thread to end its command before it takes its locks.  Dekker's
+// pattern: the mark is stored (seq_cst) before BusyFor reads running_count_,
+// and Register stores running_count_ (seq_cst) before the script reads the
+// marks, so either the command sees the script or the script sees the mark.
+// Each thread marks its own slot, numbered as core/hit_counters.h numbers
+// them, so that commands on different threads share no cache line; threads
+// past those numbers count in the shared slot.
+struct alignas(64) MarkSlot {
+  std::atomic<uint32_t> marks{0};
+};
+MarkSlot g_marks[counter_slot::kOwned + 1];
+thread_local bool t_marked = false;
+
+void Mark() {
+  if (t_marked) return;
+  size_t n = counter_slot::current;
+  if (n == counter_slot::kUnassigned) n = counter_slot::Acquire();
+  if (n == counter_slot::kShared) {
+    g_marks[n].marks.fetch_add(1, std::memory_order_seq_cst);
+  } else {
+    g_marks[n].marks.store(1, std::memory_order_seq_cst);
+  }
+  t_marked = true;
+}
+
+void Unmark() {
+  if (!t_marked) return;
+  const size_t n = counter_slot::current;
+  if (n == counter_slot::kShared) {
+    g_marks[n].marks.fetch_sub(1, std::memory_order_release);
+  } else {
+    g_marks[n].marks.store(0, std::memory_order_release);
+  }
+  t_marked = false;
+}
+
+// Waits until every thread marked now has ended its command (a thread that
+// marks again later has seen the caller's registration).  Not while the
+// caller is marked itself.
+void WaitForMarkedCommands() {
+  for (MarkSlot& s : g_marks) {
+    for (int spins = 0; s.marks.load(std::memory_order_seq_cst) != 0; ++spins) {
+      if (spins < 100) {
+        std::this_thread::yield();
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view Scripting::Register(Run* run, bool takes_locks, size_t per_db) {
+  // The thread's own admission ends here: a script that takes locks waits
+  // for others' marks, not its own; inside EXEC the transaction's section
+  // is held already, so the thread waits on no lock any more.
+  Unmark();
+  {
+    MutexLock l(&mu_);
+    if (takes_locks) {
+      const std::string_view busy =
+          WaitForOverlapping(&l, run->shards, run->whole_databases, per_db);
+      if (!busy.empty()) return busy;
+    }
+    if (stopping_) run->kill.store(true);  // (a script that starts as the server stops)
+    run->start = Clock::now();
+    running_.push_back(run);
+    running_count_.store(static_cast<int>(running_.size()), std::memory_order_seq_cst);
+  }
+  // Commands let through before this registration may still be on their
+  // way to the shards' locks: they go first (see Mark).
+  if (takes_locks) WaitForMarkedCommands();
+  return {};
 }
 
 void Scripting::Unregister(Run* run) {
@@ -1179,9 +1258,12 @@ bool Overlaps(const Scripting::Run& run, const std::vector<size_t>& shards,
 
 }  // namespace
 
+void Scripting::EndCommand() { Unmark(); }
+
 std::string_view Scripting::BusyFor(const cmd::Ctx& c) {
-  if (running_count_.load(std::memory_order_relaxed) == 0) return {};
   if (t_run != nullptr || c.client->in_exec) return {};
+  Mark();
+  if (running_count_.load(std::memory_order_seq_cst) == 0) return {};
   // What the command would lock: its keys' shards, its database, or all.
   const cmd::Command& k = *c.cmd;
   const Store& store = *c.store;
@@ -1214,8 +1296,20 @@ std::string_view Scripting::BusyFor(const cmd::Ctx& c) {
   if (shards.empty() && databases.empty()) return {};
   // A script below the threshold is waited for here, not on its shard lock,
   // so that the wait ends at the threshold with -BUSY: an I/O thread stuck
-  // behind an endless script could otherwise not serve SCRIPT KILL.
+  // behind an endless script could otherwise not serve SCRIPT KILL.  The
+  // thread is not marked meanwhile (a script registering now must not wait
+  // for it); it is marked again under mu_ once let through, so a script
+  // that registers later sees the mark.
+  Unmark();
   MutexLock l(&mu_);
+  const std::string_view busy = WaitForOverlapping(&l, shards, databases, per_db);
+  if (busy.empty()) Mark();
+  return busy;
+}
+
+std::string_view Scripting::WaitForOverlapping(MutexLock* l, const std::vector<size_t>& shards,
+                                               const std::vector<uint32_t>& databases,
+                                               size_t per_db) {
   for (;;) {
     const auto now = Clock::now();
     const auto threshold = std::chrono::milliseconds(busy_threshold_ms());
@@ -1228,7 +1322,7 @@ std::string_view Scripting::BusyFor(const cmd::Ctx& c) {
       until = std::min(until, run->start + threshold);
     }
     if (!overlapping) return {};
-    l.WaitUntil(&ended_, until);
+    l->WaitUntil(&ended_, until);
   }
 }
 
@@ -1302,9 +1396,14 @@ void Scripting::Eval(cmd::Ctx& c, bool by_sha, bool read_only) {
   } else if (entry->all_shards || in_exec) {
     run.whole_databases.push_back(run.db);
   }
-  run.start = Clock::now();
+  // Outside EXEC the script waits here for overlapping scripts (or is told
+  // -BUSY), as a command does in BusyFor, rather than on their locks.
+  if (const std::string_view busy = Register(&run, !in_exec, c.store->ShardsPerDatabase());
+      !busy.empty()) {
+    lua_settop(L, 0);
+    return c.w.Error(busy);
+  }
   t_run = &run;
-  Register(&run);
   lua_sethook(L, TimeHook, LUA_MASKCOUNT, 100000);
 
   std::string reply;

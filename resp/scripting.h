@@ -115,7 +115,14 @@ class Scripting {
   // script's lock.  Commands on other shards go on: there is no global lock
   // to be busy with.  Not for the commands a script or an EXEC runs (their
   // section holds the shards).  One atomic load while no script runs.
+  //
+  // A command let through marks its thread until EndCommand; a script that
+  // registers waits for the commands marked then to end before it locks, so
+  // that none of them meets the script's lock on its way to its shards
+  // (scripting.cc, "Admission marks").
   std::string_view BusyFor(const cmd::Ctx& c);
+  // The end of the command BusyFor let through on this thread.
+  static void EndCommand();
 
   // Called (on the script's thread, from its hook) when a script passes the
   // busy threshold, with a flag that turns true when it ends.  The script
@@ -136,7 +143,13 @@ class Scripting {
   // *error set when it does not compile).
   std::shared_ptr<const Entry> Add(std::string_view body, std::string* error);
   std::shared_ptr<const Entry> Find(const std::string& lower_sha);
-  void Register(Run* run);
+  // Adds run to running_, or kBusy.  A run that takes locks (outside EXEC)
+  // first waits for overlapping runs as BusyFor does, then for the commands
+  // already let through (marked).
+  std::string_view Register(Run* run, bool takes_locks, size_t per_db);
+  std::string_view WaitForOverlapping(MutexLock* l, const std::vector<size_t>& shards,
+                                      const std::vector<uint32_t>& databases, size_t per_db)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Unregister(Run* run);
 
   std::atomic<int64_t> busy_threshold_ms_;

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
@@ -379,6 +380,46 @@ TEST_CASE("script: a command waiting for a young script gets -BUSY at the thresh
   }
   CHECK(r == busy);
   CHECK(l.Call({"SCRIPT", "KILL"}) == kOk);
+  CHECK(k.Join() == ScriptErr("ERR Script killed by user with SCRIPT KILL...", "while true do end"));
+}
+
+TEST_CASE("script: a command let through before a script registers goes before its lock",
+          "[script]") {
+  // BusyFor lets MGET other k through (no script runs yet).  MGET reads its
+  // keys one by one and is held up on other's shard, whose lock a section
+  // holds for a moment.  An endless script on k that registers meanwhile
+  // must let the MGET finish first: were k's lock taken by the script
+  // before MGET reached it, MGET would wait there with no -BUSY, and the
+  // thread serving it could not serve SCRIPT KILL.
+  Local l;
+  const std::string other = l.Outside("other", {"k"});
+  l.Call({"SET", "k", "v"});
+  l.Call({"SET", other, "o"});
+  std::promise<void> held, release;
+  std::thread holder([&] {
+    l.store->Atomically({other}, false, [&] {
+      held.set_value();
+      release.get_future().wait();
+    });
+  });
+  held.get_future().wait();
+  auto mget = std::async(std::launch::async, [&] {
+    ClientState cs;
+    cs.authenticated = true;
+    std::string out;
+    std::vector<std::string> argv = {"MGET", other, "k"};
+    l.dispatcher->Execute(&cs, argv, &out);
+    return out;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // MGET waits on other by now
+  Killer k(l, {"EVAL", "while true do end", "1", "k"}, 100);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the script registered by now
+  release.set_value();
+  holder.join();
+  const bool answered = mget.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  CHECK(answered);
+  CHECK(k.KillUntilBusy() == kOk);
+  CHECK(mget.get() == Arr({Bulk("o"), Bulk("v")}));
   CHECK(k.Join() == ScriptErr("ERR Script killed by user with SCRIPT KILL...", "while true do end"));
 }
 
