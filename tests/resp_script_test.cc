@@ -59,19 +59,9 @@ struct Local {
     if (wrote != nullptr) *wrote = w;
     return out;
   }
-  // A key named base, or base followed by a number, whose shard is none of
-  // the given keys' shards. The key hash is seeded per process, so a test
-  // that needs a key outside a script's sections must pick it this way.
+  // KeyOutside (resp_server_util.h) in this store.
   std::string Outside(const std::string& base, const std::vector<std::string>& keys) const {
-    std::string k = base;
-    for (int i = 0;; ++i) {
-      bool clash = false;
-      for (const auto& held : keys) {
-        clash = clash || store->ShardIndex(0, k) == store->ShardIndex(0, held);
-      }
-      if (!clash) return k;
-      k = base + std::to_string(i);
-    }
+    return KeyOutside(*store, base, keys);
   }
   // What the script's redis.pcall returns for argv, converted back.
   std::string ThroughScript(const std::vector<std::string>& keys,
@@ -590,19 +580,23 @@ TEST_CASE("script: runaway scripts do not take the server's I/O threads from it"
   // thread it runs on, so the server must serve from stand-in threads to
   // answer PING, -BUSY and SCRIPT KILL at all.
   Fixture f(OneIoThreadQuickBusy());
+  // Two scripts on different shards (on one they would not both run), and a
+  // key outside both.
+  const std::string kb = KeyOutside(*f.store, "kb", {"ka"});
+  const std::string other = KeyOutside(*f.store, "other", {"ka", kb});
   Client a(f.port()), b(f.port()), c(f.port());
   REQUIRE(a.Send(Encode({"EVAL", "while true do end", "1", "ka"})));
-  REQUIRE(b.Send(Encode({"EVAL", "while true do end", "1", "kb"})));
+  REQUIRE(b.Send(Encode({"EVAL", "while true do end", "1", kb})));
   const std::string busy = kBusyReply;
   // Both scripts run, past the threshold, while c is answered.
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   bool both_busy = false;
   while (!both_busy && std::chrono::steady_clock::now() < until) {
-    both_busy = c.Call({"GET", "ka"}) == busy && c.Call({"GET", "kb"}) == busy;
+    both_busy = c.Call({"GET", "ka"}) == busy && c.Call({"GET", kb}) == busy;
   }
   CHECK(both_busy);
   CHECK(c.Call({"PING"}) == "+PONG\r\n");
-  CHECK(c.Call({"SET", "other", "1"}) == kOk);
+  CHECK(c.Call({"SET", other, "1"}) == kOk);
   CHECK(c.Call({"SCRIPT", "KILL"}) == kOk);  // kills both (neither wrote)
   CHECK(a.Reply().rfind("-ERR Script killed by user with SCRIPT KILL...", 0) == 0);
   CHECK(b.Reply().rfind("-ERR Script killed by user with SCRIPT KILL...", 0) == 0);
@@ -634,6 +628,7 @@ TEST_CASE("script: INFO memory counts the cached scripts", "[script]") {
 TEST_CASE("script: stopping the server ends the runaway scripts that have not written",
           "[script]") {
   Fixture f(OneIoThreadQuickBusy());
+  const std::string kb = KeyOutside(*f.store, "kb", {"ka"});  // (not behind ka's script)
   Client a(f.port()), b(f.port()), c(f.port());
   REQUIRE(a.Send(Encode({"EVAL", "while true do end", "1", "ka"})));
   // This one has written: it would be left to run (it must stay atomic), so
@@ -641,7 +636,7 @@ TEST_CASE("script: stopping the server ends the runaway scripts that have not wr
   REQUIRE(b.Send(Encode(
       {"EVAL", "redis.call('set', KEYS[1], 1) local t = redis.call('time') "
                "while tonumber(redis.call('time')[1]) < tonumber(t[1]) + 1 do end return 1",
-       "1", "kb"})));
+       "1", kb})));
   const std::string busy = kBusyReply;
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (c.Call({"GET", "ka"}) != busy && std::chrono::steady_clock::now() < until) {
@@ -660,7 +655,7 @@ TEST_CASE("script: stopping the server ends the runaway scripts that have not wr
   REQUIRE(stopped);  // (else the join below would hang: ctest's timeout ends it)
   stopper.join();
   std::string v;
-  CHECK(f.store->Get("kb", &v) == ephpm::Status::kOk);
+  CHECK(f.store->Get(kb, &v) == ephpm::Status::kOk);
   CHECK(v == "1");
 }
 
