@@ -1146,10 +1146,14 @@ namespace {
 // and Register stores running_count_ (seq_cst) before the script reads the
 // marks, so either the command sees the script or the script sees the mark.
 // Each thread marks its own slot, numbered as core/hit_counters.h numbers
-// them, so that commands on different threads share no cache line; threads
-// past those numbers count in the shared slot.
+// them, so that commands on different threads share no cache line.  An
+// owned slot counts its owner's marks and unmarks: odd while a command is
+// marked, so a script waits for that command to end (the count to move on),
+// not for a moment with no command, which a busy thread might never have.
+// Threads past those numbers count marked commands in the shared slot; a
+// script waits for it to reach 0.
 struct alignas(64) MarkSlot {
-  std::atomic<uint32_t> marks{0};
+  std::atomic<uint64_t> count{0};
 };
 MarkSlot g_marks[counter_slot::kOwned + 1];
 thread_local bool t_marked = false;
@@ -1158,10 +1162,11 @@ void Mark() {
   if (t_marked) return;
   size_t n = counter_slot::current;
   if (n == counter_slot::kUnassigned) n = counter_slot::Acquire();
+  std::atomic<uint64_t>& c = g_marks[n].count;
   if (n == counter_slot::kShared) {
-    g_marks[n].marks.fetch_add(1, std::memory_order_seq_cst);
+    c.fetch_add(1, std::memory_order_seq_cst);
   } else {
-    g_marks[n].marks.store(1, std::memory_order_seq_cst);
+    c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);  // odd
   }
   t_marked = true;
 }
@@ -1169,27 +1174,34 @@ void Mark() {
 void Unmark() {
   if (!t_marked) return;
   const size_t n = counter_slot::current;
+  std::atomic<uint64_t>& c = g_marks[n].count;
   if (n == counter_slot::kShared) {
-    g_marks[n].marks.fetch_sub(1, std::memory_order_release);
+    c.fetch_sub(1, std::memory_order_release);
   } else {
-    g_marks[n].marks.store(0, std::memory_order_release);
+    c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_release);  // even
   }
   t_marked = false;
 }
 
-// Waits until every thread marked now has ended its command (a thread that
-// marks again later has seen the caller's registration).  Not while the
-// caller is marked itself.
+// Waits until every command marked now has ended (a thread that marks
+// again later has seen the caller's registration).  Not while the caller
+// is marked itself.
 void WaitForMarkedCommands() {
-  for (MarkSlot& s : g_marks) {
-    for (int spins = 0; s.marks.load(std::memory_order_seq_cst) != 0; ++spins) {
-      if (spins < 100) {
-        std::this_thread::yield();
-      } else {
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-      }
+  auto pause = [](int spins) {
+    if (spins < 100) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
+  };
+  for (size_t n = 0; n < counter_slot::kOwned; ++n) {
+    const std::atomic<uint64_t>& c = g_marks[n].count;
+    const uint64_t seen = c.load(std::memory_order_seq_cst);
+    if (seen % 2 == 0) continue;
+    for (int spins = 0; c.load(std::memory_order_seq_cst) == seen; ++spins) pause(spins);
   }
+  const std::atomic<uint64_t>& shared = g_marks[counter_slot::kShared].count;
+  for (int spins = 0; shared.load(std::memory_order_seq_cst) != 0; ++spins) pause(spins);
 }
 
 }  // namespace
