@@ -114,7 +114,8 @@ class Scripting {
   // threshold (then kBusy), so that no I/O thread waits on an endless
   // script's lock.  Commands on other shards go on: there is no global lock
   // to be busy with.  Not for the commands a script or an EXEC runs (their
-  // section holds the shards).  One atomic load while no script runs.
+  // section holds the shards).  While no script runs: a store to the
+  // thread's own mark slot and one atomic load.
   //
   // A command let through marks its thread until EndCommand; a script that
   // registers waits for the commands marked then to end before it locks, so
