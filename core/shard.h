@@ -206,7 +206,10 @@ using TtlIndex = absl::btree_set<TtlItem, TtlLess>;
 // No number INCRBYFLOAT accepts is this long (Redis's MAX_LONG_DOUBLE_CHARS).
 constexpr size_t kMaxNumberText = 5 * 1024;
 
-inline bool IsExpired(const Entry& e, int64_t now) {
+// now: a time in ms, or what converts to one (Store::Impl's WriteTime, which
+// then reads its clock only for an entry that has an expiry).
+template <typename Now>
+inline bool IsExpired(const Entry& e, const Now& now) {
   return e.expires_at != 0 && e.expires_at <= now;
 }
 

@@ -596,10 +596,6 @@ class Store::Impl {
     mutable bool read_ = false;
   };
 
-  static bool IsExpiredAt(const Entry& e, const WriteTime& now) {
-    return e.expires_at != 0 && e.expires_at <= now.ms();
-  }
-
   // The skeleton of a write to one key: runs fn(s, now, &changed, shortfall)
   // under the writer lock of hk's shard `s`, `now` a WriteTime (fn may take
   // it as an int64_t, which reads the clock at once); tries
@@ -794,7 +790,7 @@ class Store::Impl {
   Map::iterator FindLiveForWriteLocked(Shard& s, const HashedKey& hk, const WriteTime& now,
                                        bool* changed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     auto it = s.map.find(hk);
-    if (it != s.map.end() && IsExpiredAt(it->second, now)) {
+    if (it != s.map.end() && IsExpired(it->second, now)) {
       ExpireLocked(s, it, now);
       *changed = true;
       return s.map.end();

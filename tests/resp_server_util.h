@@ -25,8 +25,11 @@
 #include "ephpm/replicator.h"
 #include "ephpm/store.h"
 #include "resp/server.h"
+#include "test_util.h"
 
 namespace resp_server_test {
+
+using ephpm_test::KeyOutside;
 
 
 using ephpm::ManualClock;
@@ -241,23 +244,6 @@ struct Fixture {
 };
 
 inline std::string Err(const std::string& m) { return "-" + m + "\r\n"; }
-// A key named base, or base followed by a number, whose shard (database 0)
-// is none of the given keys' shards.  The key hash is seeded per process, so
-// a test that needs keys in different shards (a script's section, -BUSY)
-// picks them this way rather than by name.
-inline std::string KeyOutside(const Store& store, const std::string& base,
-                              const std::vector<std::string>& keys) {
-  std::string k = base;
-  for (int i = 0;; ++i) {
-    bool clash = false;
-    for (const auto& held : keys) {
-      clash = clash || store.ShardIndex(0, k) == store.ShardIndex(0, held);
-    }
-    if (!clash) return k;
-    k = base + std::to_string(i);
-  }
-}
-
 const std::string kOk = "+OK\r\n";
 const std::string kNil = "$-1\r\n";
 inline std::string Int(long long v) { return ":" + std::to_string(v) + "\r\n"; }

@@ -70,6 +70,23 @@ inline uint64_t SumOfEntries(ephpm::Store& s) {
   return sum;
 }
 
+// A key named base, or base followed by a number, whose shard (database 0)
+// is none of the given keys' shards.  The key hash is seeded per process, so
+// a test that needs keys in different shards (a script's section, -BUSY)
+// picks them this way rather than by name.
+inline std::string KeyOutside(const ephpm::Store& store, const std::string& base,
+                              const std::vector<std::string>& keys) {
+  std::string k = base;
+  for (int i = 0;; ++i) {
+    bool clash = false;
+    for (const auto& held : keys) {
+      clash = clash || store.ShardIndex(0, k) == store.ShardIndex(0, held);
+    }
+    if (!clash) return k;
+    k = base + std::to_string(i);
+  }
+}
+
 // A fresh directory under /tmp, removed with everything in it.
 struct TempDir {
   TempDir() {
