@@ -19,6 +19,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/hash/hash.h"
 #include "aggregates.h"
 #include "ephpm/types.h"
@@ -178,7 +179,12 @@ struct Entry {
   }
 };
 
-using Map = absl::flat_hash_map<std::string, Entry, KeyHash, KeyEq>;
+// Node-based: a slot is a pointer to one allocation holding the key and its
+// entry.  A flat table would hold the entry itself in every slot, and since
+// a table runs between 7/16 and 7/8 full, an idle slot would cost as much
+// as an entry (measured: 466 B of resident memory per 16 B key with a 64 B
+// value, against 290 B with nodes; docs/BENCHMARKS.md "Memory").
+using Map = absl::node_hash_map<std::string, Entry, KeyHash, KeyEq>;
 
 // Expiry index: (expires_at, key), earliest first.  The comparator is
 // transparent so that lookups and erasures by (time, string_view) never copy
@@ -213,15 +219,37 @@ inline bool IsExpired(const Entry& e, const Now& now) {
   return e.expires_at != 0 && e.expires_at <= now;
 }
 
-// Accounted size of an entry.  Deterministic (not malloc's actual usage) so
-// that the total is exact: the sum of every entry's mem_size.
-constexpr uint64_t kEntryOverhead = sizeof(std::pair<const std::string, Entry>) + 1;
-constexpr uint64_t kTtlOverhead = sizeof(TtlItem) + 16;  // + a share of a node
+// Accounted size of an entry: a model of what it takes from the allocator,
+// deterministic (the same for the same key, value and TTL), so that the
+// store's total is exact: the sum of every entry's mem_size.
+//
+// glibc's malloc hands out, for a request of n bytes on a 64-bit system, n
+// plus an 8-byte header rounded up to 16 bytes, and at least 32.
+constexpr uint64_t MallocChunk(uint64_t n) {
+  const uint64_t c = (n + 8 + 15) & ~uint64_t{15};
+  return c < 32 ? 32 : c;
+}
+// A std::string's own allocation: none while it fits inline (libstdc++
+// keeps 15 bytes in the object), else a buffer of its size + 1.
+constexpr uint64_t StringHeapMem(uint64_t len) { return len <= 15 ? 0 : MallocChunk(len + 1); }
+// The map's node (key and entry objects), and the entry's share of the
+// table: a pointer and a control byte per slot, and between 8/7 and 16/7
+// slots per entry as the table fills and doubles (1.65 on average).
+constexpr uint64_t kEntryOverhead =
+    MallocChunk(sizeof(std::pair<const std::string, Entry>)) + (sizeof(void*) + 1) * 165 / 100;
+// An item of the expiry index: the item in a b-tree node (six 40 B items
+// to a 256 B node, three quarters full on average), and its copy of the key.
+constexpr uint64_t kTtlOverhead = sizeof(TtlItem) * 4 / 3 + 4;
+
+// The key's bytes outside the entry's node: its buffer, and its copy in the
+// expiry index.
+inline uint64_t KeyMem(size_t key_len, bool has_ttl) {
+  const uint64_t heap = StringHeapMem(key_len);
+  return has_ttl ? heap + kTtlOverhead + heap : heap;
+}
 
 inline uint64_t EntryMem(size_t key_len, size_t stored_len, bool has_ttl) {
-  uint64_t m = kEntryOverhead + key_len + stored_len;
-  if (has_ttl) m += kTtlOverhead + key_len;
-  return m;
+  return kEntryOverhead + KeyMem(key_len, has_ttl) + StringHeapMem(stored_len);
 }
 
 // Accounted size of one hash field.
@@ -233,19 +261,19 @@ inline uint64_t FieldMem(size_t field_len, size_t value_len) {
 
 // Accounted size of a hash entry whose fields take `fields_mem`.
 inline uint64_t HashEntryMem(size_t key_len, uint64_t fields_mem, bool has_ttl) {
-  return EntryMem(key_len, 0, has_ttl) + sizeof(HashFields) + fields_mem;
+  return EntryMem(key_len, 0, has_ttl) + MallocChunk(sizeof(HashFields)) + fields_mem;
 }
 
 // Accounted size of a list, set or sorted set entry whose elements take
 // `elements_mem` (ListElementMem, SetMemberMem, ZSetMemberMem: aggregates.h).
 inline uint64_t ListEntryMem(size_t key_len, uint64_t elements_mem, bool has_ttl) {
-  return EntryMem(key_len, 0, has_ttl) + sizeof(ListValue) + elements_mem;
+  return EntryMem(key_len, 0, has_ttl) + MallocChunk(sizeof(ListValue)) + elements_mem;
 }
 inline uint64_t SetEntryMem(size_t key_len, uint64_t elements_mem, bool has_ttl) {
-  return EntryMem(key_len, 0, has_ttl) + sizeof(SetValue) + elements_mem;
+  return EntryMem(key_len, 0, has_ttl) + MallocChunk(sizeof(SetValue)) + elements_mem;
 }
 inline uint64_t ZSetEntryMem(size_t key_len, uint64_t elements_mem, bool has_ttl) {
-  return EntryMem(key_len, 0, has_ttl) + sizeof(ZSetValue) + elements_mem;
+  return EntryMem(key_len, 0, has_ttl) + MallocChunk(sizeof(ZSetValue)) + elements_mem;
 }
 
 // Accounted size of a tombstone (a deleted key's stamp, kept with a

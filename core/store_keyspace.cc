@@ -499,9 +499,8 @@ Status Store::Impl::RenameLocked(Shard& a, Shard& b, const HashedKey& hs, const 
   const bool dst_existed = dst != b.map.end();
   const int64_t dst_old_expiry = dst_existed ? dst->second.expires_at : 0;
   // The entry's size with dst's key instead of src's.
-  const uint64_t new_mem = src->second.mem_size - hs.key.size() + hd.key.size() -
-                           (expires_at != 0 ? hs.key.size() : 0) +
-                           (expires_at != 0 ? hd.key.size() : 0);
+  const uint64_t new_mem = src->second.mem_size - KeyMem(hs.key.size(), expires_at != 0) +
+                           KeyMem(hd.key.size(), expires_at != 0);
   const uint64_t old_mem = src->second.mem_size + (dst_existed ? dst->second.mem_size : 0);
   const uint64_t old_pinned = (src->second.pinned ? src->second.mem_size : 0) +
                               (dst_existed && dst->second.pinned ? dst->second.mem_size : 0);

@@ -26,7 +26,7 @@ var_dump(ephpm_kv_exists('fresh'));
 var_dump(ephpm_kv_get('key0') === str_repeat('v', 100));
 
 echo "-- the warning as displayed\n";
-var_dump(ephpm_kv_setnx('fresh', 'v'));
+var_dump(ephpm_kv_setnx('fresh', str_repeat('v', 100)));
 ?>
 --EXPECTF--
 bool(true)

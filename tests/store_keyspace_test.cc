@@ -296,6 +296,7 @@ TEST_CASE("Copy copies every type with its TTL, accounted exactly") {
   auto s = MakeStore(Small(), &clock);
   FillEveryType(*s, "");
   bool copied = false;
+  std::vector<std::pair<uint64_t, bool>> growth;  // a long key's extra bytes, with a TTL?
   for (const char* k : {"str", "hash", "list", "set", "zset"}) {
     const std::string dst = std::string(k) + "2";
     REQUIRE(s->Copy(k, dst, 0, false, &copied) == Status::kOk);
@@ -305,10 +306,31 @@ TEST_CASE("Copy copies every type with its TTL, accounted exactly") {
     REQUIRE(s->Inspect(dst, &b) == Status::kOk);
     CHECK(a.type == b.type);
     CHECK(a.value_size == b.value_size);
-    // One byte more of key, twice with a TTL (the expiry index keeps it too).
-    CHECK(b.mem_size == a.mem_size + (a.expires_at_ms != 0 ? 2 : 1));
+    // Both keys fit in the key object (15 bytes or fewer): the same size.
+    CHECK(b.mem_size == a.mem_size);
     CHECK(a.expires_at_ms == b.expires_at_ms);
+    // A key too long for that has a buffer of its own, and a second one in
+    // the expiry index when the entry has a TTL.
+    const std::string long_dst = "a-copy-under-a-long-name-" + std::to_string(growth.size());
+    REQUIRE(s->Copy(k, long_dst, 0, false, &copied) == Status::kOk);
+    ephpm::EntryInfo c;
+    REQUIRE(s->Inspect(long_dst, &c) == Status::kOk);
+    REQUIRE(c.mem_size > a.mem_size);
+    growth.emplace_back(c.mem_size - a.mem_size, a.expires_at_ms != 0);
+    int64_t gone = 0;
+    REQUIRE(s->Del(long_dst, &gone) == Status::kOk);
   }
+  uint64_t plain = 0;
+  for (const auto& [g, ttl] : growth) {
+    if (!ttl) plain = g;
+  }
+  REQUIRE(plain > 0);
+  bool saw_ttl = false;
+  for (const auto& [g, ttl] : growth) {
+    CHECK(g == (ttl ? 2 * plain : plain));
+    saw_ttl = saw_ttl || ttl;
+  }
+  CHECK(saw_ttl);
   CHECK(GetOr(*s, "str2") == "value-");
   CHECK(Pttl(*s, "str2") == 60000);
   CHECK(List(*s, "list2") == List(*s, "list"));

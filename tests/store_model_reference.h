@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -82,15 +83,23 @@ class Reference {
 
   uint64_t Mem(const std::string& key, const MEntry& e) const {
     const Overheads& o = Measured();
-    uint64_t m = o.entry + key.size();
+    uint64_t m = o.entry + Buffer(key.size());
     if (e.hash) {
       m += o.hash;
       for (const auto& [f, v] : e.fields) m += o.field + f.size() + v.size();
     } else {
-      m += e.stored;
+      m += Buffer(e.stored);
     }
-    if (e.exp != 0) m += o.ttl + key.size();
+    if (e.exp != 0) m += o.ttl + Buffer(key.size());
     return m;
+  }
+
+  // The documented cost of a string's bytes: nothing up to 15 (they fit in
+  // the string object), else the malloc chunk of len + 1 bytes (+ 8, in
+  // steps of 16, at least 32).
+  static uint64_t Buffer(uint64_t len) {
+    if (len <= 15) return 0;
+    return std::max<uint64_t>(32, (len + 1 + 8 + 15) / 16 * 16);
   }
 
   uint64_t Total() const {

@@ -8,9 +8,10 @@
 // which touch nothing), the memory total (expired entries not yet removed
 // included), the live and pinned counts and the expired and evicted
 // counters.  The reference predicts the memory limit exactly, from the
-// documented formula (a fixed overhead per entry + key + stored bytes, plus
-// an index node and a key copy with a TTL; per hash field an overhead + field
-// + value) with the overheads measured once on a probe store.
+// documented formula (a fixed overhead per entry + the key's and the stored
+// value's buffers, plus an index item and a key copy with a TTL; per hash
+// field an overhead + field + value) with the overheads measured once on a
+// probe store.
 //
 // The operations: get, set (with and without a TTL), set_nx, del,
 // del_if_eq, set_if_eq, del_if_guard_eq, expire_if_guard_eq, incr_by, expire, persist, rename
