@@ -31,6 +31,28 @@
 
 namespace ephpm {
 
+// ---- what the allocator hands out ---------------------------------------------
+//
+// The store's accounting (EntryMem and the element sizes below) models the
+// allocations an entry makes, so that used_memory follows the process's
+// real growth (tests/store_memory_test.cc compares the two).
+
+// glibc's malloc hands out, for a request of n bytes on a 64-bit system, n
+// plus an 8-byte header rounded up to 16 bytes, and at least 32.
+constexpr uint64_t MallocChunk(uint64_t n) {
+  const uint64_t c = (n + 8 + 15) & ~uint64_t{15};
+  return c < 32 ? 32 : c;
+}
+// A std::string's own allocation: none while it fits inline (libstdc++
+// keeps 15 bytes in the object), else a buffer of its size + 1.
+constexpr uint64_t StringHeapMem(uint64_t len) { return len <= 15 ? 0 : MallocChunk(len + 1); }
+// An absl hash table grows by doubling at 7/8 full, so it holds between
+// 8/7 and 16/7 slots per element: 1.65 on average over its growth.
+constexpr uint64_t kSlotsPerEntryPercent = 165;
+// An element's share of a node-based table: a pointer and a control byte
+// per slot.
+constexpr uint64_t kNodeSlotShare = (sizeof(void*) + 1) * kSlotsPerEntryPercent / 100;
+
 // Transparent string hashing for the members and fields of one entry: in
 // process only, so abseil's per-process seeded hash is fine; over
 // std::string_view (abseil's own string hasher takes absl::string_view,
@@ -51,8 +73,15 @@ struct ListValue {
   std::deque<std::string> items;
 };
 
-constexpr uint64_t kListElementOverhead = sizeof(std::string) + 1;
-inline uint64_t ListElementMem(size_t len) { return kListElementOverhead + len; }
+// A string object in a deque block (512 B blocks of 16, a 528 B chunk: 33
+// B each) and its share of the block map, plus the string's buffer.
+constexpr uint64_t kListElementOverhead = sizeof(std::string) + 2;
+inline uint64_t ListElementMem(size_t len) { return kListElementOverhead + StringHeapMem(len); }
+// The list's own allocations: the object, the deque's first block map (8
+// pointers), and half a block: the part of its last block a list does not
+// fill, on average (a short list takes a whole 528 B block).
+constexpr uint64_t kListBaseMem =
+    MallocChunk(sizeof(ListValue)) + MallocChunk(8 * sizeof(void*)) + MallocChunk(512) / 2;
 
 // ---- sets --------------------------------------------------------------------
 
@@ -76,9 +105,11 @@ struct SetValue {
   bool contains(std::string_view m) const { return index.find(m) != index.end(); }
 };
 
-constexpr uint64_t kSetMemberOverhead =
-    sizeof(std::pair<const std::string, uint32_t>) + 2 * sizeof(void*) + 1;
-inline uint64_t SetMemberMem(size_t len) { return kSetMemberOverhead + len; }
+// The index's node and slot share, and a pointer in `order` (whose capacity
+// runs between 1 and 2 times its size: 1.5 on average).
+constexpr uint64_t kSetMemberOverhead = MallocChunk(sizeof(std::pair<const std::string, uint32_t>)) +
+                                        kNodeSlotShare + sizeof(void*) * 3 / 2;
+inline uint64_t SetMemberMem(size_t len) { return kSetMemberOverhead + StringHeapMem(len); }
 
 // ---- sorted sets -------------------------------------------------------------
 
@@ -104,12 +135,13 @@ struct ZSetValue {
   size_t size() const { return scores.size(); }
 };
 
-// A member is kept once (a map node) with its score, plus a tree node
-// holding the score and a view of it.
-constexpr uint64_t kZSetMemberOverhead = sizeof(std::pair<const std::string, double>) +
-                                         sizeof(std::pair<double, std::string_view>) +
-                                         5 * sizeof(void*) + 2;
-inline uint64_t ZSetMemberMem(size_t len) { return kZSetMemberOverhead + len; }
+// A member is kept once (a map node and its slot share) with its score,
+// plus a tree node holding the score and a view of it (three links, the
+// colour and the subtree size).
+constexpr uint64_t kZSetMemberOverhead =
+    MallocChunk(sizeof(std::pair<const std::string, double>)) + kNodeSlotShare +
+    MallocChunk(sizeof(std::pair<double, std::string_view>) + 4 * sizeof(void*) + sizeof(size_t));
+inline uint64_t ZSetMemberMem(size_t len) { return kZSetMemberOverhead + StringHeapMem(len); }
 
 // ---- encodings (aggregates.cc) ---------------------------------------------
 

@@ -98,8 +98,11 @@ struct KeyEq {
 // ---------------------------------------------------------------------------
 // Entries.
 
-// A hash's fields (FieldHash, FieldEq: aggregates.h).
-using HashFields = absl::flat_hash_map<std::string, std::string, FieldHash, FieldEq>;
+// A hash's fields (FieldHash, FieldEq: aggregates.h).  Node-based, as the
+// key map: a flat table of 64-byte slots would cost 1.1 to 2.3 times the
+// fields' strings in idle slots alone, varying too much with the table's
+// fill for FieldMem to follow it.
+using HashFields = absl::node_hash_map<std::string, std::string, FieldHash, FieldEq>;
 
 struct Entry {
   std::string value;           // as stored (a zstd frame when compressed)
@@ -219,24 +222,14 @@ inline bool IsExpired(const Entry& e, const Now& now) {
   return e.expires_at != 0 && e.expires_at <= now;
 }
 
-// Accounted size of an entry: a model of what it takes from the allocator,
-// deterministic (the same for the same key, value and TTL), so that the
-// store's total is exact: the sum of every entry's mem_size.
+// Accounted size of an entry: a model of what it takes from the allocator
+// (MallocChunk, StringHeapMem: aggregates.h), deterministic (the same for
+// the same key, value and TTL), so that the store's total is exact: the sum
+// of every entry's mem_size.
 //
-// glibc's malloc hands out, for a request of n bytes on a 64-bit system, n
-// plus an 8-byte header rounded up to 16 bytes, and at least 32.
-constexpr uint64_t MallocChunk(uint64_t n) {
-  const uint64_t c = (n + 8 + 15) & ~uint64_t{15};
-  return c < 32 ? 32 : c;
-}
-// A std::string's own allocation: none while it fits inline (libstdc++
-// keeps 15 bytes in the object), else a buffer of its size + 1.
-constexpr uint64_t StringHeapMem(uint64_t len) { return len <= 15 ? 0 : MallocChunk(len + 1); }
-// The map's node (key and entry objects), and the entry's share of the
-// table: a pointer and a control byte per slot, and between 8/7 and 16/7
-// slots per entry as the table fills and doubles (1.65 on average).
+// The map's node (key and entry objects) and the entry's share of the table.
 constexpr uint64_t kEntryOverhead =
-    MallocChunk(sizeof(std::pair<const std::string, Entry>)) + (sizeof(void*) + 1) * 165 / 100;
+    MallocChunk(sizeof(std::pair<const std::string, Entry>)) + kNodeSlotShare;
 // An item of the expiry index: the item in a b-tree node (six 40 B items
 // to a 256 B node, three quarters full on average), and its copy of the key.
 constexpr uint64_t kTtlOverhead = sizeof(TtlItem) * 4 / 3 + 4;
@@ -252,11 +245,12 @@ inline uint64_t EntryMem(size_t key_len, size_t stored_len, bool has_ttl) {
   return kEntryOverhead + KeyMem(key_len, has_ttl) + StringHeapMem(stored_len);
 }
 
-// Accounted size of one hash field.
-constexpr uint64_t kFieldOverhead = sizeof(HashFields::value_type) + 1;
+// Accounted size of one hash field: its node (the two string objects), its
+// share of the table, and the two strings' buffers.
+constexpr uint64_t kFieldOverhead = MallocChunk(sizeof(HashFields::value_type)) + kNodeSlotShare;
 
 inline uint64_t FieldMem(size_t field_len, size_t value_len) {
-  return kFieldOverhead + field_len + value_len;
+  return kFieldOverhead + StringHeapMem(field_len) + StringHeapMem(value_len);
 }
 
 // Accounted size of a hash entry whose fields take `fields_mem`.
@@ -267,7 +261,7 @@ inline uint64_t HashEntryMem(size_t key_len, uint64_t fields_mem, bool has_ttl) 
 // Accounted size of a list, set or sorted set entry whose elements take
 // `elements_mem` (ListElementMem, SetMemberMem, ZSetMemberMem: aggregates.h).
 inline uint64_t ListEntryMem(size_t key_len, uint64_t elements_mem, bool has_ttl) {
-  return EntryMem(key_len, 0, has_ttl) + MallocChunk(sizeof(ListValue)) + elements_mem;
+  return EntryMem(key_len, 0, has_ttl) + kListBaseMem + elements_mem;
 }
 inline uint64_t SetEntryMem(size_t key_len, uint64_t elements_mem, bool has_ttl) {
   return EntryMem(key_len, 0, has_ttl) + MallocChunk(sizeof(SetValue)) + elements_mem;

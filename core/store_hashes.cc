@@ -195,8 +195,9 @@ Status Store::Impl::HSetLocked(
   for (const auto& [f, v] : want) {
     const auto fi = h != nullptr ? h->find(f) : HashFields::const_iterator();
     if (h != nullptr && fi != h->end()) {
-      if (v.size() >= fi->second.size()) grow += v.size() - fi->second.size();
-      else shrink += fi->second.size() - v.size();
+      const uint64_t was = StringHeapMem(fi->second.size()), will = StringHeapMem(v.size());
+      if (will >= was) grow += will - was;
+      else shrink += was - will;
     } else {
       grow += FieldMem(f.size(), v.size());
     }
@@ -204,19 +205,28 @@ Status Store::Impl::HSetLocked(
   const uint64_t old_mem = exists ? it->second.mem_size : 0;
   const uint64_t base = exists ? old_mem : HashEntryMem(hk.key.size(), 0, false);
   const uint64_t new_mem = base + grow - shrink;
-  std::vector<std::pair<std::string, std::string>> fresh;  // allocated first
+  // Allocated first: the new values of existing fields, and the new fields
+  // as nodes of a map of their own, which `apply` moves into the hash's
+  // reserved table (moving a node allocates nothing).
+  std::vector<std::pair<std::string_view, std::string>> overwrite;
+  HashFields staged;
   std::unique_ptr<HashFields> made;
   const bool installed = Transact(
       new_mem, old_mem, false, 0, shortfall,
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
-        fresh.reserve(want.size());
-        for (const auto& [f, v] : want) fresh.emplace_back(std::string(f), std::string(v));
+        for (const auto& [f, v] : want) {
+          if (h != nullptr && h->contains(f)) {
+            overwrite.emplace_back(f, std::string(v));
+          } else {
+            staged.try_emplace(std::string(f), std::string(v));
+          }
+        }
         if (!exists) {
           made = std::make_unique<HashFields>();
-          made->reserve(fresh.size());
+          made->reserve(staged.size());
           it = EmplaceLocked(s, hk);
         } else {
-          it->second.hash->reserve(it->second.hash->size() + fresh.size());
+          it->second.hash->reserve(it->second.hash->size() + staged.size());
         }
       },
       [] {},
@@ -230,11 +240,11 @@ Status Store::Impl::HSetLocked(
           e.compressed = false;
           e.expires_at = 0;
         }
-        for (auto& [f, v] : fresh) {
-          // Room reserved: no allocation.
-          auto [fi, inserted] = e.hash->try_emplace(std::move(f));
-          fi->second = std::move(v);
-          if (inserted) ++*added;
+        for (auto& [f, v] : overwrite) e.hash->find(f)->second.swap(v);
+        // Room reserved: no allocation.
+        while (!staged.empty()) {
+          e.hash->insert(staged.extract(staged.begin()));
+          ++*added;
         }
         e.mem_size = new_mem;
         e.version = ++s.last_version;

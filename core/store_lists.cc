@@ -229,7 +229,7 @@ Status Store::Impl::ListSet(std::string_view key, int64_t index, std::string_vie
     if (!ResolveIndex(index, static_cast<int64_t>(items.size()), &at)) return Status::kOk;
     *in_range = true;
     const uint64_t old_mem = it->second.mem_size;
-    const uint64_t new_mem = old_mem - items[at].size() + value.size();
+    const uint64_t new_mem = old_mem - ListElementMem(items[at].size()) + ListElementMem(value.size());
     std::string fresh;
     const bool installed = Transact(
         new_mem, old_mem, false, 0, shortfall, [&] { fresh.assign(value); }, [] {},

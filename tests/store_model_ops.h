@@ -322,7 +322,7 @@ inline const Overheads& Measured() {
       if (s->HSet("", {{"", ""}}, false, &added) != Status::kOk) throw std::runtime_error("probe");
       const uint64_t one = used(*s);
       if (s->HSet("", {{"a", ""}}, false, &added) != Status::kOk) throw std::runtime_error("probe");
-      r.field = used(*s) - one - 1;
+      r.field = used(*s) - one;  // a 1-byte field fits in its string object
       r.hash = one - r.entry - r.field;
     }
     return r;

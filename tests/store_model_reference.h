@@ -86,7 +86,7 @@ class Reference {
     uint64_t m = o.entry + Buffer(key.size());
     if (e.hash) {
       m += o.hash;
-      for (const auto& [f, v] : e.fields) m += o.field + f.size() + v.size();
+      for (const auto& [f, v] : e.fields) m += o.field + Buffer(f.size()) + Buffer(v.size());
     } else {
       m += Buffer(e.stored);
     }

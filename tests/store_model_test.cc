@@ -10,8 +10,8 @@
 // counters.  The reference predicts the memory limit exactly, from the
 // documented formula (a fixed overhead per entry + the key's and the stored
 // value's buffers, plus an index item and a key copy with a TTL; per hash
-// field an overhead + field + value) with the overheads measured once on a
-// probe store.
+// field an overhead + the field's and the value's buffers) with the
+// overheads measured once on a probe store.
 //
 // The operations: get, set (with and without a TTL), set_nx, del,
 // del_if_eq, set_if_eq, del_if_guard_eq, expire_if_guard_eq, incr_by, expire, persist, rename
