@@ -154,7 +154,9 @@ TEST_CASE("the accounted total follows the allocator for hashes, lists, sets and
   // 600, elements of 8 bytes (inside the string objects) and of 30.
   enum Kind { kHash, kList, kSet, kZSet };
   for (const Kind kind : {kHash, kList, kSet, kZSet}) {
-    for (const auto& [keys, elements] : {std::pair{1000, 60}, std::pair{100, 600}}) {
+    for (const std::pair<int, int>& size : {std::pair{1000, 60}, std::pair{100, 600}}) {
+      // Plain names, not a structured binding: clang 14 cannot capture one.
+      const int keys = size.first, elements = size.second;
       for (const size_t len : {size_t{8}, size_t{30}}) {
         std::ostringstream what;
         what << "type " << kind << ", " << keys << " keys of " << elements << " elements of "
