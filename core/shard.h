@@ -186,7 +186,8 @@ struct Entry {
 // entry.  A flat table would hold the entry itself in every slot, and since
 // a table runs between 7/16 and 7/8 full, an idle slot would cost as much
 // as an entry (measured: 466 B of resident memory per 16 B key with a 64 B
-// value, against 290 B with nodes; docs/BENCHMARKS.md "Memory").
+// value, against 307 B with nodes; docs/BENCHMARKS.md "Issue 19: memory
+// per key").
 using Map = absl::node_hash_map<std::string, Entry, KeyHash, KeyEq>;
 
 // Expiry index: (expires_at, key), earliest first.  The comparator is

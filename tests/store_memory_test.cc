@@ -84,16 +84,11 @@ TEST_CASE("an entry's size counts key, value and TTL index", "[store][memory]") 
 }
 
 // What the allocator says the process holds (glibc's in-use bytes), or
-// nothing under a sanitizer, whose allocator glibc does not see.
+// nothing under a sanitizer (EPHPM_SANITIZE), whose allocator glibc does
+// not see.
 std::optional<uint64_t> AllocatedBytes() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#ifdef EPHPM_TEST_SANITIZED
   return std::nullopt;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-  return std::nullopt;
-#else
-  return mallinfo2().uordblks;
-#endif
 #else
   return mallinfo2().uordblks;
 #endif
