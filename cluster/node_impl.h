@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "ephpm/route_deferral.h"
 #include "etcd_arbiter.h"
 #include "hlc.h"
 #include "mutex.h"
@@ -259,6 +260,18 @@ class ClusterNode::Impl {
   // The asking side of every routed operation.
   template <RouteOp kOp>
   Routed<typename RoutedOp<kOp>::Outcome> Route(const RouteArgs& args);
+  // A route request's body: the asker, the operation, the deadline, the
+  // arguments (and in strict mode the member list it was placed over).
+  std::string RouteRequestBody(RouteOp op, const RouteArgs& args, int64_t deadline_ms,
+                               const View& view) const;
+  // Route, for a caller in a RouteDeferral (ephpm/route_deferral.h): starts
+  // the decision (sends it to the owner, or makes it here) and hands its
+  // answer to the deferral's Resume once it is settled, instead of
+  // waiting.  False, with nothing done, where it would not wait for a peer
+  // (a single node, a read here) or where the waiting path decides better
+  // (this node not ready yet).
+  template <RouteOp kOp>
+  bool StartRoute(const RouteArgs& args, RouteDeferral* deferral);
   // The owner's side of a decision asked by another node: decides it and
   // answers (answer(status byte, encoded outcome)) once it is settled, or
   // refuses it.  Returns true.

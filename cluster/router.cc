@@ -338,17 +338,8 @@ ClusterNode::Impl::Asked ClusterNode::Impl::Ask(RouteOp op, const RouteArgs& arg
       if (!WaitUntilReady(deadline_ms - o_.max_clock_skew_ms)) break;
       continue;  // the owner may have changed meanwhile
     }
-    Writer w;
-    w.Str(o_.node_id);
-    w.U8(static_cast<uint8_t>(op));
-    w.I64(deadline_ms);
-    EncodeArgs(op, args, &w);
-    if (etcd_) {
-      // Strict mode: the member list this node computed the owner over.
-      w.U64(p.view->fingerprint);
-      w.I64(p.view->revision);
-    }
-    switch (Call(p.address, w.out(), deadline_ms, answer)) {
+    switch (Call(p.address, RouteRequestBody(op, args, deadline_ms, *p.view), deadline_ms,
+                 answer)) {
       case CallResult::kAnswered:
         return Asked::kAnswered;
       case CallResult::kUnreachable:
@@ -368,9 +359,107 @@ ClusterNode::Impl::Asked ClusterNode::Impl::Ask(RouteOp op, const RouteArgs& arg
   return Asked::kUnknown;
 }
 
+std::string ClusterNode::Impl::RouteRequestBody(RouteOp op, const RouteArgs& args,
+                                                int64_t deadline_ms, const View& view) const {
+  Writer w;
+  w.Str(o_.node_id);
+  w.U8(static_cast<uint8_t>(op));
+  w.I64(deadline_ms);
+  EncodeArgs(op, args, &w);
+  if (etcd_) {
+    // Strict mode: the member list this node computed the owner over.
+    w.U64(view.fingerprint);
+    w.I64(view.revision);
+  }
+  return std::move(w.out());
+}
+
+template <RouteOp kOp>
+bool ClusterNode::Impl::StartRoute(const RouteArgs& args, RouteDeferral* deferral) {
+  using Outcome = typename RoutedOp<kOp>::Outcome;
+  const std::string_view routing_key = RoutingKey(kOp, args);
+  Placement p = Place(routing_key);
+  if (p.kind == Placement::Kind::kPlain) return false;
+  if (p.kind == Placement::Kind::kHere && (IsRead(kOp) || !CanDecide(*p.view))) return false;
+  const int64_t deadline = WallMs() + o_.request_timeout_ms;
+  RouteAnswer base;
+  base.op = static_cast<uint8_t>(kOp);
+  base.key.assign(routing_key);
+  RouteDeferral::Resume resume = deferral->Defer();
+  if (p.kind == Placement::Kind::kHere) {
+    // Decided now, on this thread, as DecideHere does; only the
+    // confirmations are waited for elsewhere.
+    const bool started = Decide<Outcome>(
+        routing_key, deadline, std::move(p.view), [&] { return RoutedOp<kOp>::Run(store_, args); },
+        [resume, base](bool ok, Outcome out) {
+          RouteAnswer a = base;
+          if (ok) {
+            Writer w;
+            OutcomeCodec<Outcome>::Encode(out, &w);
+            a.kind = RouteAnswer::Kind::kAnswered;
+            a.outcome = std::move(w.out());
+          }
+          resume(std::move(a));
+        });
+    if (!started) {
+      // Readiness lost since the check above; nothing applied.  The replay
+      // asks again the waiting way.
+      RouteAnswer a = std::move(base);
+      a.kind = RouteAnswer::Kind::kRetry;
+      resume(std::move(a));
+    }
+    return true;
+  }
+  // An owner elsewhere: as Call, with the reply read where it arrives.
+  routed_calls_.fetch_add(1, std::memory_order_relaxed);
+  const int64_t timeout = std::max<int64_t>(1, deadline - WallMs());
+  rpc_.Request(p.address, MsgType::kRouteRequest,
+               RouteRequestBody(kOp, args, deadline, *p.view), timeout,
+               [this, resume, base](bool ok, std::string_view reply) {
+                 RouteAnswer a = base;
+                 Reader r(reply);
+                 std::string_view sender;
+                 uint8_t decided = 0;
+                 if (!ok || !r.Str(&sender) || !r.U8(&decided) ||
+                     (decided != kRouteRefused && decided != kRouteDecided)) {
+                   routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
+                 } else if (decided == kRouteRefused) {
+                   a.kind = RouteAnswer::Kind::kRetry;
+                 } else {
+                   a.kind = RouteAnswer::Kind::kAnswered;
+                   a.outcome.assign(reply.substr(reply.size() - r.remaining()));
+                 }
+                 resume(std::move(a));
+               });
+  return true;
+}
+
 template <RouteOp kOp>
 Routed<typename RoutedOp<kOp>::Outcome> ClusterNode::Impl::Route(const RouteArgs& args) {
   using Outcome = typename RoutedOp<kOp>::Outcome;
+  // A command run in two passes (ephpm/route_deferral.h).  The replay: the
+  // first pass's decision answers; a refused one is asked again below.
+  if (RouteReplay* replay = RouteReplay::Current()) {
+    RouteAnswer a;
+    if (replay->Take(static_cast<uint8_t>(kOp), RoutingKey(kOp, args), &a)) {
+      Outcome out{};
+      switch (a.kind) {
+        case RouteAnswer::Kind::kAnswered:
+          if (OutcomeCodec<Outcome>::Decode(a.outcome, &out)) return Routed<Outcome>::Owner(out);
+          return Routed<Outcome>::Unreachable();
+        case RouteAnswer::Kind::kUnknown:
+          return Routed<Outcome>::Unreachable();
+        case RouteAnswer::Kind::kRetry:
+          break;
+      }
+    }
+  }
+  // The first pass: the first routed call starts its decision; the pass is
+  // then abandoned, and nothing after it may act.
+  if (RouteDeferral* deferral = RouteDeferral::Current()) {
+    if (deferral->deferred()) return Routed<Outcome>::Unreachable();
+    if (StartRoute<kOp>(args, deferral)) return Routed<Outcome>::Unreachable();
+  }
   const int64_t deadline = WallMs() + o_.request_timeout_ms;
   std::shared_ptr<const View> view;
   std::string answer;

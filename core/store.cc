@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/synchronization/mutex.h"
+#include "ephpm/route_deferral.h"
 #include "store_impl.h"
 
 namespace ephpm {
@@ -602,7 +603,13 @@ Status Store::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned condition
                   [&] { return impl_->ExpireAtIf(key, at_ms, conditions, applied); });
 }
 
-int64_t Store::NowMs() const { return impl_->NowMs(); }
+int64_t Store::NowMs() const {
+  // A command run in two passes reads one time in both (route_deferral.h).
+  if (FrozenClock* frozen = FrozenClock::Current()) {
+    return frozen->Read([this] { return impl_->NowMs(); });
+  }
+  return impl_->NowMs();
+}
 
 Status Store::RandomKey(std::string* key) const {
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->RandomKey(key); });

@@ -156,11 +156,12 @@ const Command kCommands[] = {
     {"lastsave", 1, kFast, 0, 0, 0, "@admin @fast @dangerous", CmdLastSave},
     // strings
     {"get", 2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdGet},
-    {"set", -3, kWrite | kDenyOom, 1, 1, 1, "@write @string @slow", CmdSet},
-    {"setnx", 3, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdSetNx},
-    {"setex", 4, kWrite | kDenyOom, 1, 1, 1, "@write @string @slow", CmdSetEx},
-    {"psetex", 4, kWrite | kDenyOom, 1, 1, 1, "@write @string @slow", CmdPSetEx},
-    {"getset", 3, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdGetSet},
+    {"set", -3, kWrite | kDenyOom | kRoutable, 1, 1, 1, "@write @string @slow", CmdSet},
+    {"setnx", 3, kWrite | kDenyOom | kFast | kRoutable, 1, 1, 1, "@write @string @fast", CmdSetNx},
+    {"setex", 4, kWrite | kDenyOom | kRoutable, 1, 1, 1, "@write @string @slow", CmdSetEx},
+    {"psetex", 4, kWrite | kDenyOom | kRoutable, 1, 1, 1, "@write @string @slow", CmdPSetEx},
+    {"getset", 3, kWrite | kDenyOom | kFast | kRoutable, 1, 1, 1, "@write @string @fast",
+     CmdGetSet},
     {"getdel", 2, kWrite | kFast, 1, 1, 1, "@write @string @fast", CmdGetDel},
     {"getex", -2, kWrite | kFast, 1, 1, 1, "@write @string @fast", CmdGetEx},
     {"mget", -2, kReadOnly | kFast, 1, -1, 1, "@read @string @fast", CmdMGet},
@@ -170,10 +171,12 @@ const Command kCommands[] = {
     {"strlen", 2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdStrLen},
     {"setrange", 4, kWrite | kDenyOom, 1, 1, 1, "@write @string @slow", CmdSetRange},
     {"getrange", 4, kReadOnly, 1, 1, 1, "@read @string @slow", CmdGetRange},
-    {"incr", 2, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdIncr},
-    {"decr", 2, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdDecr},
-    {"incrby", 3, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdIncrBy},
-    {"decrby", 3, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdDecrBy},
+    {"incr", 2, kWrite | kDenyOom | kFast | kRoutable, 1, 1, 1, "@write @string @fast", CmdIncr},
+    {"decr", 2, kWrite | kDenyOom | kFast | kRoutable, 1, 1, 1, "@write @string @fast", CmdDecr},
+    {"incrby", 3, kWrite | kDenyOom | kFast | kRoutable, 1, 1, 1, "@write @string @fast",
+     CmdIncrBy},
+    {"decrby", 3, kWrite | kDenyOom | kFast | kRoutable, 1, 1, 1, "@write @string @fast",
+     CmdDecrBy},
     {"incrbyfloat", 3, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdIncrByFloat},
     // keys
     {"del", -2, kWrite, 1, -1, 1, "@keyspace @write @slow", CmdDel},
@@ -194,8 +197,8 @@ const Command kCommands[] = {
     {"keys", 2, kReadOnly, 0, 0, 0, "@keyspace @read @slow @dangerous", CmdKeys},
     {"scan", -2, kReadOnly, 0, 0, 0, "@keyspace @read @slow", CmdScan},
     {"randomkey", 1, kReadOnly, 0, 0, 0, "@keyspace @read @slow", CmdRandomKey},
-    {"expire", -3, kWrite | kFast, 1, 1, 1, "@keyspace @write @fast", CmdExpire},
-    {"pexpire", -3, kWrite | kFast, 1, 1, 1, "@keyspace @write @fast", CmdPExpire},
+    {"expire", -3, kWrite | kFast | kRoutable, 1, 1, 1, "@keyspace @write @fast", CmdExpire},
+    {"pexpire", -3, kWrite | kFast | kRoutable, 1, 1, 1, "@keyspace @write @fast", CmdPExpire},
     {"expireat", -3, kWrite | kFast, 1, 1, 1, "@keyspace @write @fast", CmdExpireAt},
     {"pexpireat", -3, kWrite | kFast, 1, 1, 1, "@keyspace @write @fast", CmdPExpireAt},
     {"expiretime", 2, kReadOnly | kFast, 1, 1, 1, "@keyspace @read @fast", CmdExpireTime},
@@ -300,10 +303,10 @@ const Command kCommands[] = {
     {"brpoplpush", 4, kWrite | kDenyOom, 1, 2, 1, "@write @list @slow @blocking",
      CmdBRPopLPush},
     // locks (Valkey 9's DELIFEQ; ephpm's LOCK.FENCE reads a grant's fence)
-    {"delifeq", 3, kWrite | kFast, 1, 1, 1, "@write @string @fast", CmdDelIfEq},
-    {"lock.fence", -2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdLockFence},
+    {"delifeq", 3, kWrite | kFast | kRoutable, 1, 1, 1, "@write @string @fast", CmdDelIfEq},
+    {"lock.fence", -2, kReadOnly | kFast | kRoutable, 1, 1, 1, "@read @string @fast", CmdLockFence},
     // Redis 8.4's conditional writes (SET's IF* options are with SET)
-    {"delex", -2, kWrite | kFast, 1, 1, 1, "@write @string @fast", CmdDelEx},
+    {"delex", -2, kWrite | kFast | kRoutable, 1, 1, 1, "@write @string @fast", CmdDelEx},
     {"digest", 2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdDigest},
     // scripting (the keys of EVAL are declared by numkeys: no fixed positions)
     {"eval", -3, 0, 0, 0, 0, "@slow @scripting", CmdEval},
@@ -392,9 +395,63 @@ Dispatcher::Dispatcher(Store* store, ServerContext* server)
 
 Dispatcher::~Dispatcher() = default;
 
-// In a cluster, a command's keys must have one owner (Redis Cluster's rule
+namespace {
+
+// The table's entry for a request: a container's subcommand for one (null
+// with *unknown_sub when that subcommand is unknown); null for a name not in
+// the table.
+const Command* FindCommand(const std::string& name, const std::vector<std::string>& argv,
+                           bool* unknown_sub) {
+  const auto& table = Table();
+  *unknown_sub = false;
+  // ("container|sub" names the table's own entries, never a request's.)
+  auto it = name.find('|') == std::string::npos ? table.find(name) : table.end();
+  const Command* cmd = it == table.end() ? nullptr : it->second;
+  if (cmd != nullptr && IsContainer(name) && argv.size() >= 2) {
+    auto sub = table.find(name + "|" + Lower(argv[1]));
+    if (sub == table.end()) {
+      *unknown_sub = true;
+      return nullptr;
+    }
+    cmd = sub->second;
+  }
+  return cmd;
+}
+
+}  // namespace
 
 bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, std::string* out) {
+  return Run(client, argv, out, nullptr, nullptr, nullptr);
+}
+
+bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, std::string* out,
+                         const RouteDeferral::Resume& resume, bool* deferred,
+                         int64_t* deferred_now_ms) {
+  *deferred = false;
+  return Run(client, argv, out, &resume, deferred, deferred_now_ms);
+}
+
+bool Dispatcher::Replay(ClientState* client, std::vector<std::string>& argv, std::string* out,
+                        RouteAnswer answer, int64_t now_ms) {
+  ReplyWriter w(out);
+  bool unknown_sub = false;
+  const Command* cmd = FindCommand(Lower(argv[0]), argv, &unknown_sub);
+  // The first pass found it and passed its checks; the table does not change.
+  if (cmd == nullptr) {
+    w.Error("ERR internal error: a deferred command is gone");
+    return false;
+  }
+  Ctx c{store_, server_, client, this, w, argv, cmd};
+  client->exec_wrote = false;
+  const Store::DatabaseScope database(*store_, client->db);
+  const RouteReplay replay(std::move(answer), now_ms);
+  cmd->fn(c);
+  return (cmd->flags & kWrite) != 0 || client->exec_wrote;
+}
+
+bool Dispatcher::Run(ClientState* client, std::vector<std::string>& argv, std::string* out,
+                     const RouteDeferral::Resume* resume, bool* deferred,
+                     int64_t* deferred_now_ms) {
   ReplyWriter w(out);
   total_commands_.fetch_add(1, std::memory_order_relaxed);
   // Between MULTI and EXEC a command refused before it could be queued
@@ -406,19 +463,13 @@ bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
     return false;
   };
   const std::string name = Lower(argv[0]);
-  const auto& table = Table();
-  // ("container|sub" names the table's own entries, never a request's.)
-  auto it = name.find('|') == std::string::npos ? table.find(name) : table.end();
-  const Command* cmd = it == table.end() ? nullptr : it->second;
-  if (cmd != nullptr && IsContainer(name) && argv.size() >= 2) {
-    auto sub = table.find(name + "|" + Lower(argv[1]));
-    if (sub == table.end()) {
-      std::string upper(name);
-      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      return refuse("ERR unknown subcommand '" + std::string(CStr(argv[1], 128)) + "'. Try " +
-                    upper + " HELP.");
-    }
-    cmd = sub->second;
+  bool unknown_sub = false;
+  const Command* cmd = FindCommand(name, argv, &unknown_sub);
+  if (unknown_sub) {
+    std::string upper(name);
+    for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return refuse("ERR unknown subcommand '" + std::string(CStr(argv[1], 128)) + "'. Try " +
+                  upper + " HELP.");
   }
   if (cmd == nullptr) {
     if (const ExtraCommand* extra = server_->FindExtraCommand(name)) {
@@ -475,6 +526,16 @@ bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, st
   } const admitted;  // a script waiting to lock goes on once this command ends
   client->exec_wrote = false;
   const Store::DatabaseScope database(*store_, client->db);
+  if (resume != nullptr && (cmd->flags & cmd::kRoutable)) {
+    const RouteDeferral deferral(resume);
+    cmd->fn(c);
+    if (deferral.deferred()) {
+      *deferred = true;
+      *deferred_now_ms = deferral.value();
+      return false;
+    }
+    return write || client->exec_wrote;
+  }
   cmd->fn(c);
   return write || client->exec_wrote;
 }

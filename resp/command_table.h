@@ -60,6 +60,11 @@ enum Flag : uint32_t {
   kAdmin = 32,
   kNoQueue = 64,  // runs at once between MULTI and EXEC (EXEC, DISCARD, MULTI, WATCH, QUIT)
   kNoMulti = 128,  // refused between MULTI and EXEC (SAVE), which then fails
+  // May ask for a routed decision (a cluster's owner decides it), and may run
+  // in two passes (ephpm/route_deferral.h): its handler does nothing with a
+  // side effect before its one routed call, and reads the time only through
+  // Store::NowMs.
+  kRoutable = 256,
 };
 
 struct Ctx;

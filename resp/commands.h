@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "ephpm/route_deferral.h"
 #include "ephpm/store.h"
 
 namespace ephpm {
@@ -148,6 +149,21 @@ class Dispatcher {
   // sent); false for anything else, a refused write included.
   bool Execute(ClientState* client, std::vector<std::string>& argv, std::string* out);
 
+  // Execute, for a caller that can suspend its client while a cluster
+  // decides (ephpm/route_deferral.h): a command that may ask for a routed
+  // decision (kRoutable) runs inside a RouteDeferral with `resume`.  When
+  // that deferred, *deferred_now_ms is set to the pass's frozen time and
+  // the reply appended to *out is no answer: the caller removes it, and
+  // once `resume` has run, calls Replay with its answer.  Else as Execute.
+  bool Execute(ClientState* client, std::vector<std::string>& argv, std::string* out,
+               const RouteDeferral::Resume& resume, bool* deferred, int64_t* deferred_now_ms);
+  // The second pass of a deferred command: its handler alone (the checks
+  // before it passed in the first pass, and were counted there), inside a
+  // RouteReplay with `answer` and the first pass's time.  Returns as
+  // Execute.
+  bool Replay(ClientState* client, std::vector<std::string>& argv, std::string* out,
+              RouteAnswer answer, int64_t now_ms);
+
   // After a batch of requests in which a write ran, before their replies
   // are sent: waits until this thread's changes are durable (fsync=always;
   // at once otherwise).  False with the error line (without '-') that the
@@ -167,6 +183,9 @@ class Dispatcher {
   const RuntimeConfig& config() const { return config_; }
 
  private:
+  bool Run(ClientState* client, std::vector<std::string>& argv, std::string* out,
+           const RouteDeferral::Resume* resume, bool* deferred, int64_t* deferred_now_ms);
+
   Store* const store_;
   ServerContext* const server_;
   const std::unique_ptr<script::Scripting> scripting_;

@@ -156,6 +156,16 @@ class RespServer::Impl : public ServerContext {
       {
         server_->sessions_.Add(this);
       }
+      // A routed decision's answer (route_deferral.h), from whichever
+      // thread settles it.  Weak: a pending decision does not keep a closed
+      // connection (nor, at exit, the server) alive.
+      resume_ = [weak = weak_from_this()](RouteAnswer answer) {
+        std::shared_ptr<Session> self = weak.lock();
+        if (self == nullptr) return;
+        asio::post(self->strand_, [self, answer = std::move(answer)]() mutable {
+          self->Answered(std::move(answer));
+        });
+      };
       // Everything about the session happens on its strand.
       asio::dispatch(strand_, [self = shared_from_this()] {
         self->ArmIdleTimer();
@@ -231,8 +241,9 @@ class RespServer::Impl : public ServerContext {
             if (ec || self->closed_) return;
             if (self->idle_.expiry() > asio::steady_timer::clock_type::now()) return;
             if (self->server_->dispatcher_.config().idle_timeout_seconds.load() <= 0) return;
-            // As Redis: a blocked client is subject to its own timeout only.
-            if (self->blocked_) return self->ArmIdleTimer();
+            // As Redis: a blocked client is subject to its own timeout only
+            // (and one waiting for a routed decision to the request's).
+            if (self->blocked_ || self->routing_) return self->ArmIdleTimer();
             self->Shutdown();
           }));
     }
@@ -242,7 +253,7 @@ class RespServer::Impl : public ServerContext {
     // must not wait for a server that waits for it.  Unsent replies are
     // bounded by max_output_buffer instead.
     void Read() {
-      if (closed_ || closing_ || reading_) return;
+      if (closed_ || closing_ || reading_ || input_ended_) return;
       reading_ = true;
       socket_.async_read_some(
           asio::buffer(chunk_),
@@ -251,7 +262,11 @@ class RespServer::Impl : public ServerContext {
                 self->reading_ = false;
                 if (self->closed_) return;
                 if (ec == asio::error::eof) {
-                  // The client is done sending: finish the replies, then close.
+                  // The client is done sending: finish the replies, then
+                  // close (after the requests that wait for a routed
+                  // decision: Answered goes on with them).
+                  self->input_ended_ = true;
+                  if (self->routing_) return;
                   self->closing_ = true;
                   return self->Flush();
                 }
@@ -270,7 +285,7 @@ class RespServer::Impl : public ServerContext {
       write_replies_.clear();
       parser_.set_max_bulk_len(server_->dispatcher_.config().max_bulk_len.load());
       size_t pos = 0;
-      while (pos < in_.size() && !closing_ && !blocked_) {
+      while (pos < in_.size() && !closing_ && !blocked_ && !routing_) {
         size_t consumed = 0;
         std::string error;
         const auto r = parser_.Next(in_.data() + pos, in_.size() - pos, &consumed, &argv_, &error);
@@ -291,7 +306,16 @@ class RespServer::Impl : public ServerContext {
         }
         try {
           const size_t reply_at = out_.size();
-          const bool wrote = server_->dispatcher_.Execute(&client_, argv_, &out_);
+          bool deferred = false;
+          const bool wrote = server_->dispatcher_.Execute(&client_, argv_, &out_, resume_,
+                                                          &deferred, &routed_now_ms_);
+          if (deferred) {
+            // Waits for a routed decision: its reply comes from the
+            // replay (Answered), and the requests after it wait too.
+            out_.resize(reply_at);
+            Defer();
+            break;
+          }
           // A write's success reply waits on WaitDurable below; its error
           // replies say that nothing was changed, durable or not.
           if (wrote && out_.size() > reply_at && out_[reply_at] != '-') {
@@ -303,16 +327,12 @@ class RespServer::Impl : public ServerContext {
           return Shutdown();
         }
         if (client_.blocked != nullptr) Block();
-        // A write may have given an element to the clients blocked on one
-        // of its keys.
-        server_->Touched(argv_);
-        Publish();
-        parser_.set_authenticated(client_.authenticated);
-        if (client_.close_after_reply) closing_ = true;
-        // Redis's client-output-buffer-limit: closed without a reply.
-        if (PendingOutput() > server_->options_.max_output_buffer) return Shutdown();
+        if (!Ran()) return;
       }
       in_.erase(0, pos);
+      // The client ended its input while a routed request waited: what it
+      // sent is served now, then the connection closes.
+      if (input_ended_ && !routing_) closing_ = true;
       // Redis's client-query-buffer-limit: what is buffered of requests not
       // yet complete, in our buffer and in the parser's.
       const uint64_t limit = server_->dispatcher_.config().max_query_buffer.load();
@@ -322,6 +342,58 @@ class RespServer::Impl : public ServerContext {
       ConfirmWrites();
       Flush();
       Read();
+    }
+
+    // What follows every request run: false when the connection was shut.
+    bool Ran() {
+      // A write may have given an element to the clients blocked on one
+      // of its keys.
+      server_->Touched(argv_);
+      Publish();
+      parser_.set_authenticated(client_.authenticated);
+      if (client_.close_after_reply) closing_ = true;
+      // Redis's client-output-buffer-limit: closed without a reply.
+      if (PendingOutput() > server_->options_.max_output_buffer) {
+        Shutdown();
+        return false;
+      }
+      return true;
+    }
+
+    // The request in argv_ waits for a routed decision.  What it wrote
+    // here (a decision this node made, the owner) is made durable now, on
+    // the thread that logged it (WaitDurable waits for this thread's
+    // records); a failure answers for it once it is replayed.
+    void Defer() {
+      routing_ = true;
+      // Kept alive by the wait itself: with its input ended and nothing
+      // being read or written, no handler would hold the session.
+      routing_self_ = shared_from_this();
+      routed_durable_error_.clear();
+      std::string error;
+      if (!server_->dispatcher_.WaitDurable(&error)) routed_durable_error_ = std::move(error);
+    }
+
+    // A routed decision's answer: the waiting request runs again with it
+    // (Dispatcher::Replay), then the requests that came after it.
+    void Answered(RouteAnswer answer) {
+      if (closed_ || !routing_) return;
+      routing_ = false;
+      const std::shared_ptr<Session> keep = std::move(routing_self_);
+      try {
+        const size_t reply_at = out_.size();
+        const bool wrote = server_->dispatcher_.Replay(&client_, argv_, &out_,
+                                                       std::move(answer), routed_now_ms_);
+        if (wrote && !routed_durable_error_.empty() && out_.size() > reply_at &&
+            out_[reply_at] != '-') {
+          out_.resize(reply_at);
+          ReplyWriter(&out_).Error(routed_durable_error_);
+        }
+      } catch (const std::exception&) {
+        return Shutdown();
+      }
+      if (!Ran()) return;
+      Process();
     }
 
     // Once per batch, before its replies go out: with fsync=always a write
@@ -414,6 +486,8 @@ class RespServer::Impl : public ServerContext {
     void Shutdown() {
       if (closed_) return;
       closed_ = true;
+      // A decision still on its way finds the session closed.
+      routing_self_.reset();
       boost::system::error_code ec;
       if (blocked_) {
         blocked_ = false;
@@ -441,6 +515,12 @@ class RespServer::Impl : public ServerContext {
     bool closing_ = false;         // no more requests: send what is pending, then close
     bool closed_ = false;          // the socket is closed
     bool blocked_ = false;         // waiting in the server's waiters (Block)
+    bool routing_ = false;         // argv_ waits for a routed decision (Defer)
+    bool input_ended_ = false;     // the client shut its sending side
+    int64_t routed_now_ms_ = -1;   // the deferred request's time (Dispatcher::Replay)
+    std::string routed_durable_error_;  // Defer's WaitDurable failed: the error line
+    RouteDeferral::Resume resume_;  // hands a routed answer to Answered
+    std::shared_ptr<Session> routing_self_;  // while routing_ and not closed
     size_t partial_ = 0;           // bytes of the request in progress the parser holds
     std::vector<std::string> argv_;
     // [begin, end) in out_ of this batch's write success replies.

@@ -1,0 +1,121 @@
+// Waiting for a routed decision without holding a thread.
+//
+// A cluster routes some operations (set_nx, del_if_eq, incr_by, ...) to the
+// key's owner, or, on the owner, waits for the other members to confirm the
+// decision (Replicator's Route* hooks).  A PHP worker waits for that on its
+// own thread.  The RESP server must not: an I/O thread serves many clients.
+// So it runs such a command in two passes:
+//
+// 1. The command runs inside a RouteDeferral.  The first routed decision it
+//    asks for is only started: the replicator takes the scope's Resume (so
+//    deferred() becomes true) and answers "owner unreachable" at once;
+//    every routed call after that in the scope answers the same without
+//    doing anything.  The command then ends having changed nothing, and the
+//    caller drops its reply and suspends the client.
+// 2. Once the decision is settled, Resume runs (on any thread) with its
+//    answer.  The caller runs the same command again inside a RouteReplay
+//    holding that answer: the replicator gives it to the first routed call
+//    of the same operation and key, instead of asking again.
+//
+// For that to be exact, a command run this way must do nothing with a side
+// effect before its routed call, and must take the time only from
+// Store::NowMs, which the scopes freeze: its first value in pass 1 is every
+// value in pass 1 and in the replay, so that both passes take the same
+// branches.  The replicator that defers promises that an answer of kind
+// kRetry means nothing was applied (the replay then asks again, waiting).
+//
+// Both scopes are per thread and nest (the innermost counts).
+
+#ifndef EPHPM_ROUTE_DEFERRAL_H_
+#define EPHPM_ROUTE_DEFERRAL_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace ephpm {
+
+struct RouteAnswer {
+  enum class Kind : uint8_t {
+    kAnswered,  // `outcome` is the decision's outcome (the replicator's encoding)
+    kUnknown,   // the owner could not be asked, or did not confirm: outcome unknown
+    kRetry,     // refused before anything was applied: ask again
+  };
+  Kind kind = Kind::kUnknown;
+  uint8_t op = 0;       // the replicator's operation code
+  std::string key;      // the routing key
+  std::string outcome;  // with kAnswered
+};
+
+// The time a command reads through Store::NowMs while a scope is active.
+class FrozenClock {
+ public:
+  // The innermost scope's clock on this thread, or null.
+  static FrozenClock* Current();
+  // `now()` of the first call, from then on.
+  int64_t Read(const std::function<int64_t()>& now) {
+    if (now_ms_ < 0) now_ms_ = now();
+    return now_ms_;
+  }
+  int64_t value() const { return now_ms_; }
+
+ protected:
+  explicit FrozenClock(int64_t now_ms);
+  ~FrozenClock();
+  FrozenClock(const FrozenClock&) = delete;
+  FrozenClock& operator=(const FrozenClock&) = delete;
+
+ private:
+  int64_t now_ms_;  // -1 until read
+  FrozenClock* const outer_;
+};
+
+class RouteDeferral : public FrozenClock {
+ public:
+  using Resume = std::function<void(RouteAnswer answer)>;
+
+  // `resume` must outlive the scope (it is copied only when a decision is
+  // deferred, so that a command that routes nothing costs no allocation).
+  explicit RouteDeferral(const Resume* resume);
+  ~RouteDeferral();
+
+  // The innermost deferral on this thread, or null.
+  static RouteDeferral* Current();
+
+  // True once a routed decision has been started in this scope.
+  bool deferred() const { return deferred_; }
+  // For the replicator, when it starts a decision instead of waiting: the
+  // callback that takes its answer (exactly once).  REQUIRES: !deferred().
+  Resume Defer();
+
+ private:
+  const Resume* const resume_;
+  bool deferred_ = false;
+  RouteDeferral* const outer_;
+};
+
+class RouteReplay : public FrozenClock {
+ public:
+  // `now_ms`: the first pass's frozen time (FrozenClock::value()).
+  RouteReplay(RouteAnswer answer, int64_t now_ms);
+  ~RouteReplay();
+
+  // The innermost replay on this thread, or null.
+  static RouteReplay* Current();
+
+  // Moves the answer to *out the first time it is asked for with the
+  // operation and key it is for; false otherwise.
+  bool Take(uint8_t op, std::string_view key, RouteAnswer* out);
+  // Whether a routed call has taken the answer.
+  bool taken() const { return taken_; }
+
+ private:
+  RouteAnswer answer_;
+  bool taken_ = false;
+  RouteReplay* const outer_;
+};
+
+}  // namespace ephpm
+
+#endif  // EPHPM_ROUTE_DEFERRAL_H_

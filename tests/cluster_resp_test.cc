@@ -1,0 +1,231 @@
+// Routed commands over RESP (issue 19, target 3): a RESP server on a cluster
+// member runs a command the key's owner decides (INCR, SET NX, DELIFEQ, ...)
+// without holding an I/O thread while the owner answers
+// (ephpm/route_deferral.h).  What must hold: other clients are served
+// meanwhile, a connection's replies keep the order of its requests (a later
+// request waits for the routed one), a client that leaves or stops sending
+// meanwhile is handled as Redis would, and every outcome is the one the
+// blocking path gave.
+
+#include <sys/socket.h>
+
+#include "cluster_util.h"
+#include "resp_server_util.h"
+
+namespace {
+
+using cluster_test::KeyOwnedBy;
+using cluster_test::Node;
+using cluster_test::WaitFor;
+using ephpm::cluster::ClusterOptions;
+using resp_server_test::Client;
+using resp_server_test::Encode;
+using resp_server_test::Err;
+using resp_server_test::Int;
+
+const std::string kClusterDown =
+    "CLUSTERDOWN the key's owner is unreachable, the outcome is unknown";
+
+// Timings loose enough that a frame held back for a few hundred ms does not
+// make a member suspect another (cluster_util.h's Fast would).
+ClusterOptions Patient(const std::string& id) {
+  ClusterOptions o = cluster_test::Fast(id);
+  o.probe_interval_ms = 100;
+  o.probe_timeout_ms = 1000;
+  o.suspicion_timeout_ms = 5000;
+  o.request_timeout_ms = 2000;
+  return o;
+}
+
+// Three members, a RESP server on a's store with one I/O thread (so that a
+// thread held by a routed command would hold every client).
+struct RespTrio {
+  Node a{Patient("a")};
+  Node b{[&] {
+    auto o = Patient("b");
+    o.join = {a.address()};
+    return o;
+  }()};
+  Node c{[&] {
+    auto o = Patient("c");
+    o.join = {a.address()};
+    return o;
+  }()};
+  std::unique_ptr<ephpm::resp::RespServer> server;
+
+  RespTrio() {
+    REQUIRE(WaitFor(10000, [&] {
+              return cluster_test::AllAlive({&a, &b, &c}, {"a", "b", "c"}) &&
+                     cluster_test::AllReady({&a, &b, &c});
+            }) >= 0);
+    ephpm::resp::RespServerOptions o;
+    o.bind_address = "127.0.0.1";
+    o.port = 0;
+    o.io_threads = 1;
+    server = std::make_unique<ephpm::resp::RespServer>(a.store.get(), o);
+    std::string error;
+    REQUIRE(server->Start(&error));
+  }
+  ~RespTrio() {
+    // As the host: the RESP server goes before the nodes.
+    server->Stop();
+    server.reset();
+  }
+  uint16_t port() const { return server->port(); }
+};
+
+std::string Bulk(const std::string& s) { return resp_server_test::Bulk(s); }
+
+// INFO's total_commands_processed, read with `cl`.
+uint64_t TotalCommands(Client& cl) {
+  const std::string info = cl.Call({"INFO", "stats"});
+  const std::string name = "total_commands_processed:";
+  const size_t at = info.find(name);
+  REQUIRE(at != std::string::npos);
+  return std::stoull(info.substr(at + name.size()));
+}
+
+}  // namespace
+
+TEST_CASE("cluster RESP: a command waiting for a remote owner does not hold the I/O thread",
+          "[cluster][resp]") {
+  RespTrio t;
+  const std::string kb = KeyOwnedBy(t.a, "b", "held:");
+  // b's answers to a arrive 300 ms late.
+  t.b.node->TestDelay("a", 300);
+  Client waiting(t.port());
+  Client other(t.port());
+  REQUIRE(waiting.Send(Encode({"INCR", kb})));
+  // The other client is served while the INCR waits for b (with the one I/O
+  // thread held, PONG would come only after the INCR's reply).
+  CHECK(other.Call({"PING"}) == "+PONG\r\n");
+  CHECK(other.Call({"SET", "plain", "v"}) == "+OK\r\n");
+  CHECK_FALSE(waiting.Readable(0));
+  CHECK(waiting.Reply() == Int(1));
+  t.b.node->TestDelay("a", 0);
+  CHECK(t.b.Get(kb) == "1");
+}
+
+TEST_CASE("cluster RESP: pipelined requests answer in order, a later one after the routed one",
+          "[cluster][resp]") {
+  RespTrio t;
+  const std::string ka = KeyOwnedBy(t.a, "a", "own:");
+  const std::string kb = KeyOwnedBy(t.a, "b", "far:");
+  const std::string kc = KeyOwnedBy(t.a, "c", "far:");
+  t.b.node->TestDelay("a", 100);
+  Client cl(t.port());
+  // One write: routed (remote, remote, here) and local commands mixed.  The
+  // GET runs on a's copy: it must see the INCR before it (a decision is on
+  // every member before it is answered), so it must not run early.
+  std::string batch;
+  for (const auto& argv : std::vector<std::vector<std::string>>{
+           {"INCR", kb},
+           {"GET", kb},
+           {"INCRBY", kc, "5"},
+           {"INCR", ka},
+           {"SET", "plain", "x"},
+           {"DECR", kb},
+           {"GET", kb},
+           {"INCR", "plain"},
+           {"PING"}}) {
+    batch += Encode(argv);
+  }
+  REQUIRE(cl.Send(batch));
+  CHECK(cl.Reply() == Int(1));
+  CHECK(cl.Reply() == Bulk("1"));
+  CHECK(cl.Reply() == Int(5));
+  CHECK(cl.Reply() == Int(1));
+  CHECK(cl.Reply() == "+OK\r\n");
+  CHECK(cl.Reply() == Int(0));
+  CHECK(cl.Reply() == Bulk("0"));
+  // An error from the owner comes back as it is.
+  CHECK(cl.Reply() == Err("ERR value is not an integer or out of range"));
+  CHECK(cl.Reply() == "+PONG\r\n");
+  t.b.node->TestDelay("a", 0);
+}
+
+TEST_CASE("cluster RESP: a deferred command counts once, and the lock commands route",
+          "[cluster][resp]") {
+  RespTrio t;
+  const std::string kb = KeyOwnedBy(t.a, "b", "lock:");
+  const std::string kc = KeyOwnedBy(t.a, "c", "lock:");
+  Client cl(t.port());
+  const uint64_t before = TotalCommands(cl);
+  CHECK(cl.Call({"INCR", kc}) == Int(1));
+  // INFO, INCR, then this INFO.
+  CHECK(TotalCommands(cl) == before + 2);
+
+  const uint64_t calls = cluster_test::Counter(t.a, "cluster_routed_calls");
+  CHECK(cl.Call({"SET", kb, "tok", "NX", "PX", "30000"}) == "+OK\r\n");
+  CHECK(cl.Call({"SET", kb, "other", "NX", "PX", "30000"}) == "$-1\r\n");
+  CHECK(cl.Call({"SETNX", kb, "other"}) == Int(0));
+  const std::string fence = cl.Call({"LOCK.FENCE", kb, "tok"});
+  CHECK(fence.rfind(":", 0) == 0);
+  CHECK(fence != Int(0));
+  CHECK(cl.Call({"LOCK.FENCE", kb, "other"}) == "$-1\r\n");
+  CHECK(cl.Call({"PEXPIRE", kb, "60000", "IFEQ", "tok"}) == Int(1));
+  CHECK(cl.Call({"PEXPIRE", kb, "60000", "IFEQ", "other"}) == Int(0));
+  CHECK(cl.Call({"DELIFEQ", kb, "other"}) == Int(0));
+  CHECK(cl.Call({"DELIFEQ", kb, "tok"}) == Int(1));
+  // An absolute expiry in the future is a lock too (its time is read once
+  // for both passes).
+  const int64_t at = t.a.store->NowMs() + 60000;
+  CHECK(cl.Call({"SET", kb, "t2", "NX", "PXAT", std::to_string(at)}) == "+OK\r\n");
+  const std::string pttl = cl.Call({"PTTL", kb});
+  CHECK(pttl.rfind(":", 0) == 0);
+  CHECK(std::stoll(pttl.substr(1)) > 50000);
+  // Redis 8.4's conditional forms are decided by the owner as well.
+  CHECK(cl.Call({"SET", kb, "t3", "IFEQ", "t2"}) == "+OK\r\n");
+  CHECK(cl.Call({"DELEX", kb, "IFEQ", "nope"}) == Int(0));
+  CHECK(cl.Call({"DELEX", kb, "IFEQ", "t3"}) == Int(1));
+  CHECK(cluster_test::Counter(t.a, "cluster_routed_calls") >= calls + 12);
+  CHECK(WaitFor(3000, [&] { return t.b.Get(kb) == "<missing>" && t.c.Get(kb) == "<missing>"; }) >=
+        0);
+}
+
+TEST_CASE("cluster RESP: a client that stops sending still gets the routed replies, then EOF",
+          "[cluster][resp]") {
+  RespTrio t;
+  const std::string kb = KeyOwnedBy(t.a, "b", "eof:");
+  t.b.node->TestDelay("a", 100);
+  Client cl(t.port());
+  REQUIRE(cl.Send(Encode({"INCR", kb}) + Encode({"INCR", kb}) + Encode({"GET", kb})));
+  REQUIRE(::shutdown(cl.fd(), SHUT_WR) == 0);
+  bool closed = false;
+  CHECK(cl.ReadToClose(&closed) == Int(1) + Int(2) + Bulk("2"));
+  CHECK(closed);
+  t.b.node->TestDelay("a", 0);
+}
+
+TEST_CASE("cluster RESP: a client gone while its command waits leaves the decision made",
+          "[cluster][resp]") {
+  RespTrio t;
+  const std::string kb = KeyOwnedBy(t.a, "b", "gone:");
+  t.b.node->TestDelay("a", 200);
+  {
+    Client cl(t.port());
+    REQUIRE(cl.Send(Encode({"INCR", kb})));
+  }  // closed before the answer comes
+  // The owner decided it: every member has it; the server goes on.
+  CHECK(WaitFor(5000, [&] { return t.b.Get(kb) == "1" && t.a.Get(kb) == "1"; }) >= 0);
+  Client next(t.port());
+  CHECK(next.Call({"INCR", kb}) == Int(2));
+  t.b.node->TestDelay("a", 0);
+}
+
+TEST_CASE("cluster RESP: an unreachable owner answers CLUSTERDOWN and the connection goes on",
+          "[cluster][resp]") {
+  RespTrio t;
+  const std::string kb = KeyOwnedBy(t.a, "b", "cut:");
+  Client cl(t.port());
+  Client other(t.port());
+  t.a.node->TestCutOff("b", true);
+  t.b.node->TestCutOff("a", true);
+  REQUIRE(cl.Send(Encode({"INCR", kb}) + Encode({"PING"})));
+  // Meanwhile (the request times out after 2 s) another client is served.
+  CHECK(other.Call({"PING"}) == "+PONG\r\n");
+  CHECK(cl.Reply() == Err(kClusterDown));
+  CHECK(cl.Reply() == "+PONG\r\n");
+  t.a.node->TestCutOff("b", false);
+  t.b.node->TestCutOff("a", false);
+}
