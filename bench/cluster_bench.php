@@ -4,6 +4,7 @@
 // are etcd transactions, against both.
 //
 //   php bench/cluster_bench.php --ephpm BUILD/sapi/ephpm [--rounds 3] [--workers 8]
+//       [--resp-only]
 //   (bench/cluster-bench.sh builds a Release ephpm and runs this)
 //
 //  1. RESP write throughput (redis-benchmark SET and INCR, 50 clients, -P 1
@@ -32,7 +33,8 @@
 //     to etcd's data directories.
 // The strict cluster's etcd is three members on loopback, started by
 // tests/etcd/etcd-cluster.sh (data under a temporary directory in /tmp) and
-// stopped at exit.  Rounds interleave the modes.  Prints medians over the
+// stopped at exit.  Rounds interleave the modes.  --resp-only runs part 1
+// alone (no etcd, no strict cluster).  Prints medians over the
 // rounds.  Not a test: nothing here can fail.
 
 declare(strict_types=1);
@@ -40,6 +42,7 @@ declare(strict_types=1);
 $ephpm = null;
 $rounds = 3;
 $workers = 0;  // 0: the host's default (a non-thread-safe PHP has exactly one)
+$resp_only = false;
 for ($i = 1; $i < $argc; $i++) {
     if ($argv[$i] === '--ephpm') {
         $ephpm = $argv[++$i] ?? null;
@@ -47,6 +50,8 @@ for ($i = 1; $i < $argc; $i++) {
         $rounds = max(1, (int)($argv[++$i] ?? 3));
     } elseif ($argv[$i] === '--workers') {
         $workers = max(0, (int)($argv[++$i] ?? 0));
+    } elseif ($argv[$i] === '--resp-only') {
+        $resp_only = true;
     }
 }
 if ($ephpm === null || !is_executable($ephpm)) {
@@ -439,23 +444,6 @@ $single = start($ephpm, ['--docroot', $docroot], $procs);
 $n1 = start($ephpm, ['--docroot', $docroot, '--cluster-node-id', 'n1'], $procs);
 $n2 = start($ephpm, ['--docroot', $docroot, '--cluster-node-id', 'n2', '--cluster-join', $n1['cluster']], $procs);
 $n3 = start($ephpm, ['--docroot', $docroot, '--cluster-node-id', 'n3', '--cluster-join', $n1['cluster']], $procs);
-
-// The strict cluster: three etcd members (this process their owner, for
-// the script's watchdog), then three nodes with --cluster-arbiter etcd.
-$etcd_dir = rtrim((string)shell_exec('mktemp -d /tmp/ephpm-cluster-bench-etcd.XXXXXX'));
-exec('bash ' . escapeshellarg($etcd_script) . ' start ' . escapeshellarg($etcd_dir) . ' 3 ' .
-     getmypid() . ' 2>&1', $etcd_out, $rc);
-if ($rc !== 0) {
-    fwrite(STDERR, "etcd did not start:\n" . implode("\n", $etcd_out) . "\n");
-    exit(1);
-}
-$etcd_endpoints = trim((string)file_get_contents("$etcd_dir/endpoints"));
-$etcd_clients = explode(',', $etcd_endpoints);
-$strict_args = ['--docroot', $docroot, '--cluster-arbiter', 'etcd', '--etcd-endpoints', $etcd_endpoints];
-$s1 = start($ephpm, array_merge($strict_args, ['--cluster-node-id', 's1']), $procs);
-$s2 = start($ephpm, array_merge($strict_args, ['--cluster-node-id', 's2', '--cluster-join', $s1['cluster']]), $procs);
-$s3 = start($ephpm, array_merge($strict_args, ['--cluster-node-id', 's3', '--cluster-join', $s1['cluster']]), $procs);
-
 $ready = function (array $nodes, bool $strict): bool {
     foreach ($nodes as $n) {
         $c = resp_conn($n['resp']);
@@ -468,13 +456,38 @@ $ready = function (array $nodes, bool $strict): bool {
     }
     return true;
 };
-$deadline = microtime(true) + 20;
-while (microtime(true) < $deadline && (!$ready([$n1, $n2, $n3], false) || !$ready([$s1, $s2, $s3], true))) {
-    usleep(50000);
+
+if ($resp_only) {
+    $deadline = microtime(true) + 20;
+    while (microtime(true) < $deadline && !$ready([$n1, $n2, $n3], false)) {
+        usleep(50000);
+    }
+    printf("ephpm %s, %d rounds, RESP only\n", $ephpm, $rounds);
+} else {
+    // The strict cluster: three etcd members (this process their owner, for
+    // the script's watchdog), then three nodes with --cluster-arbiter etcd.
+    $etcd_dir = rtrim((string)shell_exec('mktemp -d /tmp/ephpm-cluster-bench-etcd.XXXXXX'));
+    exec('bash ' . escapeshellarg($etcd_script) . ' start ' . escapeshellarg($etcd_dir) . ' 3 ' .
+         getmypid() . ' 2>&1', $etcd_out, $rc);
+    if ($rc !== 0) {
+        fwrite(STDERR, "etcd did not start:\n" . implode("\n", $etcd_out) . "\n");
+        exit(1);
+    }
+    $etcd_endpoints = trim((string)file_get_contents("$etcd_dir/endpoints"));
+    $etcd_clients = explode(',', $etcd_endpoints);
+    $strict_args = ['--docroot', $docroot, '--cluster-arbiter', 'etcd', '--etcd-endpoints', $etcd_endpoints];
+    $s1 = start($ephpm, array_merge($strict_args, ['--cluster-node-id', 's1']), $procs);
+    $s2 = start($ephpm, array_merge($strict_args, ['--cluster-node-id', 's2', '--cluster-join', $s1['cluster']]), $procs);
+    $s3 = start($ephpm, array_merge($strict_args, ['--cluster-node-id', 's3', '--cluster-join', $s1['cluster']]), $procs);
+
+    $deadline = microtime(true) + 20;
+    while (microtime(true) < $deadline && (!$ready([$n1, $n2, $n3], false) || !$ready([$s1, $s2, $s3], true))) {
+        usleep(50000);
+    }
+    printf("ephpm %s, %d rounds, %d cores, PHP workers per host: %s; etcd %s (3 members, data in %s)\n",
+        $ephpm, $rounds, (int)trim((string)shell_exec('nproc')), $workers > 0 ? $workers : 'default',
+        trim((string)shell_exec('etcd --version 2>/dev/null | head -n 1')), $etcd_dir);
 }
-printf("ephpm %s, %d rounds, %d cores, PHP workers per host: %s; etcd %s (3 members, data in %s)\n",
-    $ephpm, $rounds, (int)trim((string)shell_exec('nproc')), $workers > 0 ? $workers : 'default',
-    trim((string)shell_exec('etcd --version 2>/dev/null | head -n 1')), $etcd_dir);
 printf("load average at start: %s\n\n", implode(' ', array_map(fn ($x) => sprintf('%.2f', $x), sys_getloadavg())));
 
 // ---- 1. RESP throughput ---------------------------------------------------------
@@ -493,6 +506,9 @@ foreach ($rps as $name => $v) {
     $s = median($v['single']);
     $c = median($v['cluster']);
     printf("%-12s %12.0f %14.0f %8.2f\n", $name, $s, $c, $s > 0 ? $c / $s : 0);
+}
+if ($resp_only) {
+    exit(0);
 }
 
 // ---- 2. replication lag -----------------------------------------------------------
