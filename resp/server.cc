@@ -100,6 +100,8 @@ class RespServer::Impl : public ServerContext {
       stand_ins.swap(stand_ins_);
     }
     for (StandIn& t : stand_ins) t.thread.join();
+    MutexLock l(&resume_gate_->mu);
+    resume_gate_->open = false;
   }
 
   uint16_t port() const { return bound_.port(); }
@@ -159,7 +161,12 @@ class RespServer::Impl : public ServerContext {
       // A routed decision's answer (route_deferral.h), from whichever
       // thread settles it.  Weak: a pending decision does not keep a closed
       // connection (nor, at exit, the server) alive.
-      resume_ = [weak = weak_from_this()](RouteAnswer answer) {
+      // The gate: an answer that comes once the server has stopped (the
+      // node may outlive it) neither posts to its io_context nor, holding
+      // the last reference, destroys a session there.
+      resume_ = [weak = weak_from_this(), gate = server_->resume_gate_](RouteAnswer answer) {
+        MutexLock l(&gate->mu);
+        if (!gate->open) return;
         std::shared_ptr<Session> self = weak.lock();
         if (self == nullptr) return;
         asio::post(self->strand_, [self, answer = std::move(answer)]() mutable {
@@ -757,6 +764,13 @@ class RespServer::Impl : public ServerContext {
   std::atomic<uint64_t> rejected_{0};
   // Every session, for Stop() and CLIENT LIST.
   net::SessionRegistry<Session> sessions_;
+  // Open until Stop() has joined the I/O threads: a routed answer is posted
+  // to a session only while it is (see Session::Start).
+  struct ResumeGate {
+    Mutex mu;
+    bool open ABSL_GUARDED_BY(mu) = true;
+  };
+  const std::shared_ptr<ResumeGate> resume_gate_ = std::make_shared<ResumeGate>();
 
   asio::io_context io_;
   tcp::acceptor acceptor_;
