@@ -2,8 +2,11 @@
 
 #include "transport.h"
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <boost/asio.hpp>
+#include <cerrno>
 #include <deque>
 
 #include "ephpm/host_port.h"
@@ -17,7 +20,12 @@ using tcp = asio::ip::tcp;
 
 // Reads frames and hands them to the transport's frame event; writes queued
 // frames in order.  Socket work runs on the connection's strand; the queue
-// is shared with the senders under mu_.
+// is shared with the senders under mu_.  A request sent by a thread other
+// than the I/O threads (a PHP worker, a RESP thread) while nothing is queued
+// or being written goes out at once on that thread (a non-blocking send
+// under mu_): waking the I/O thread to write it cost a wake-up and a hop on
+// every decision's critical path.  The I/O threads queue theirs: they are
+// awake already, and one write then carries every frame queued meanwhile.
 class Conn : public std::enable_shared_from_this<Conn> {
  public:
   Conn(TcpTransport* transport, tcp::socket socket, std::string address)
@@ -47,6 +55,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
           boost::system::error_code ignored;
           self->socket_.set_option(tcp::no_delay(true), ignored);
           self->connected_ = true;
+          self->Opened();
           self->ReadHeader();
           self->MaybeWrite();
         }));
@@ -57,11 +66,14 @@ class Conn : public std::enable_shared_from_this<Conn> {
     connected_ = true;
     boost::system::error_code ignored;
     socket_.set_option(tcp::no_delay(true), ignored);
+    Opened();
     asio::dispatch(strand_, [self = shared_from_this()] { self->ReadHeader(); });
   }
 
-  // Queues a frame.  Returns false when the queue is over its cap (the
-  // frame is dropped; the caller resyncs the peer later).
+  // Queues a frame, or writes it at once (see the class comment) when it is
+  // not a replication frame and the connection is idle; what the socket does
+  // not take at once is queued.  Returns false when the queue is over its
+  // cap (the frame is dropped; the caller resyncs the peer later).
   bool Send(FramePtr frame, bool replication) {
     MutexLock l(&mu_);
     if (closed_) return false;
@@ -69,13 +81,28 @@ class Conn : public std::enable_shared_from_this<Conn> {
       overflowed_ = true;
       return false;
     }
-    queued_bytes_ += frame->size();
+    // Queued first (the only step that may throw), so that no frame is ever
+    // cut off after a part of it went out.
+    const size_t size = frame->size();
+    queued_bytes_ += size;
     queue_.push_back(std::move(frame));
+    if (!replication && fd_ >= 0 && !writing_ && queue_.size() == 1 &&
+        !transport_->io_->get_executor().running_in_this_thread()) {
+      front_sent_ = WriteNowLocked(*queue_.front());
+      if (front_sent_ == size) {
+        queue_.pop_front();
+        queued_bytes_ -= size;
+        front_sent_ = 0;
+        return true;
+      }
+      // The socket's buffer is full, or the connection broke: the strand
+      // writes the rest, or fails the write and reports the broken link.
+    }
     // One wake-up of the I/O thread covers every frame queued before it
     // runs: a burst of mutations costs one post, not one each.
     if (!kick_pending_) {
-      kick_pending_ = true;
       asio::post(strand_, [self = shared_from_this()] { self->Kick(); });
+      kick_pending_ = true;
     }
     return true;
   }
@@ -90,6 +117,30 @@ class Conn : public std::enable_shared_from_this<Conn> {
   }
 
  private:
+  // The socket is connected: senders may write to it directly.
+  void Opened() {
+    MutexLock l(&mu_);
+    if (!closed_) fd_ = socket_.native_handle();
+  }
+
+  // Writes as much of `f` as the socket takes without blocking; the bytes
+  // written.
+  size_t WriteNowLocked(const std::string& f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    size_t done = 0;
+    while (done < f.size()) {
+      const ssize_t n =
+          ::send(fd_, f.data() + done, f.size() - done, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n > 0) {
+        done += static_cast<size_t>(n);
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else {
+        break;
+      }
+    }
+    return done;
+  }
+
   void Kick() {
     {
       MutexLock l(&mu_);
@@ -101,25 +152,30 @@ class Conn : public std::enable_shared_from_this<Conn> {
   // Writes what is queued unless a write is in flight (its completion
   // calls this again) or the connection is not up yet (Connect does).
   void MaybeWrite() {
-    if (!connected_ || writing_) return;
+    if (!connected_) return;
     std::vector<FramePtr> batch;
+    size_t skip = 0;  // of the first frame, the bytes a sender wrote already
     {
       MutexLock l(&mu_);
+      if (writing_) return;
+      skip = front_sent_;
+      front_sent_ = 0;
       while (!queue_.empty() && batch.size() < 256) {
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }
+      if (batch.empty()) return;
+      writing_ = true;
     }
-    if (batch.empty()) return;
-    writing_ = true;
     std::vector<asio::const_buffer> bufs;
     for (const auto& f : batch) bufs.emplace_back(asio::buffer(*f));
+    bufs.front() += skip;
     asio::async_write(socket_, bufs,
                       asio::bind_executor(strand_, [self = shared_from_this(), batch](
                                                        boost::system::error_code e, size_t) {
-                        self->writing_ = false;
                         {
                           MutexLock l(&self->mu_);
+                          self->writing_ = false;
                           for (const auto& f : batch) self->queued_bytes_ -= f->size();
                         }
                         if (e) return self->Fail();
@@ -131,31 +187,29 @@ class Conn : public std::enable_shared_from_this<Conn> {
   // frame being read still needs) and handles every whole frame in it: a
   // burst of replicated mutations costs one read, not two per frame.
   void ReadHeader() {
-    if (in_begin_ == in_.size()) {
+    if (in_begin_ == in_end_) {
       // Give back the room a large frame (a big value) took.
-      if (in_.capacity() > 4 * kReadChunk) {
-        std::string().swap(in_);
-      } else {
-        in_.clear();
-      }
-      in_begin_ = 0;
+      if (in_.size() > 4 * kReadChunk) std::string().swap(in_);
+      in_begin_ = in_end_ = 0;
     } else if (in_begin_ >= kReadChunk) {
       in_.erase(0, in_begin_);
+      in_end_ -= in_begin_;
       in_begin_ = 0;
     }
-    const size_t have = in_.size() - in_begin_;
+    const size_t have = in_end_ - in_begin_;
     const size_t want = need_ > have + kReadChunk ? need_ - have : kReadChunk;
-    const size_t old = in_.size();
-    in_.resize(old + want);
+    // in_ only grows here (resize fills the new room with zeros: 64 KiB
+    // on every read when it was cleared each time).
+    if (in_.size() < in_end_ + want) in_.resize(in_end_ + want);
     socket_.async_read_some(
-        asio::buffer(&in_[old], want),
-        asio::bind_executor(
-            strand_, [self = shared_from_this(), old](boost::system::error_code e, size_t n) {
-              self->in_.resize(old + (e ? 0 : n));
-              if (e) return self->Fail();
-              if (!self->TakeFrames()) return self->Fail();
-              self->ReadHeader();
-            }));
+        asio::buffer(&in_[in_end_], want),
+        asio::bind_executor(strand_,
+                            [self = shared_from_this()](boost::system::error_code e, size_t n) {
+                              if (e) return self->Fail();
+                              self->in_end_ += n;
+                              if (!self->TakeFrames()) return self->Fail();
+                              self->ReadHeader();
+                            }));
   }
 
   // Handles the whole frames at the front of in_; false on garbage or a
@@ -163,7 +217,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
   // frame (or of its header) as far as it is known.
   bool TakeFrames() {
     for (;;) {
-      const size_t have = in_.size() - in_begin_;
+      const size_t have = in_end_ - in_begin_;
       need_ = kFrameHeader;
       if (have < kFrameHeader) return true;
       const char* p = in_.data() + in_begin_;
@@ -196,8 +250,10 @@ class Conn : public std::enable_shared_from_this<Conn> {
       MutexLock l(&mu_);
       if (closed_) return;
       closed_ = true;
+      fd_ = -1;  // before the close: no sender writes to a reused descriptor
       queue_.clear();
       queued_bytes_ = 0;
+      front_sent_ = 0;
     }
     boost::system::error_code ignored;
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
@@ -209,10 +265,10 @@ class Conn : public std::enable_shared_from_this<Conn> {
   asio::strand<asio::any_io_executor> strand_;
   const std::string address_;  // the peer's; empty for an inbound connection
   bool connected_ = false;     // on the strand
-  bool writing_ = false;       // on the strand
   static constexpr size_t kReadChunk = 64 * 1024;
-  std::string in_;              // received bytes; [in_begin_, size) unread (strand)
+  std::string in_;              // received bytes; [in_begin_, in_end_) unread (strand)
   size_t in_begin_ = 0;         // on the strand
+  size_t in_end_ = 0;           // on the strand
   size_t need_ = kFrameHeader;  // bytes the next frame needs (strand)
   mutable Mutex mu_;            // a leaf: nothing else is taken while holding it
   std::deque<FramePtr> queue_ ABSL_GUARDED_BY(mu_);
@@ -220,6 +276,12 @@ class Conn : public std::enable_shared_from_this<Conn> {
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   bool overflowed_ ABSL_GUARDED_BY(mu_) = false;
   bool kick_pending_ ABSL_GUARDED_BY(mu_) = false;  // a Kick is posted and has not run yet
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;       // an async_write is in flight
+  // The connected socket's descriptor for senders' direct writes; -1 before
+  // it connects and once it is shut.
+  int fd_ ABSL_GUARDED_BY(mu_) = -1;
+  // Of queue_.front(), the bytes a sender's direct write already sent.
+  size_t front_sent_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 TcpTransport::TcpTransport(asio::io_context* io, size_t max_queue_bytes, TransportEvents events)

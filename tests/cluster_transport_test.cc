@@ -1,18 +1,107 @@
 // The TCP transport on its own: what it reports, and on which thread.
 
 #include <algorithm>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "transport.h"
 
 using ephpm::cluster::Conn;
+using ephpm::cluster::Frame;
 using ephpm::cluster::Header;
+using ephpm::cluster::MsgType;
 using ephpm::cluster::TcpTransport;
 using ephpm::cluster::TransportEvents;
+
+namespace {
+
+// A transport with its own io_context, run by one thread while `running`,
+// recording what it receives and reports.  Read with Wait (the handlers run
+// on the I/O thread; the test's assertions stay on the main thread).
+struct Side {
+  boost::asio::io_context io;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<uint64_t> ids;       // request ids of the frames received, in order
+  std::vector<std::string> bodies;  // and their bodies
+  std::vector<std::string> broken;
+  std::vector<std::string> dropped;
+  TcpTransport transport;
+  std::string address;
+  std::thread thread;
+
+  Side()
+      : transport(&io, 1 << 30,
+                  TransportEvents{
+                      [this](const std::shared_ptr<Conn>&, const Header& h, std::string_view b) {
+                        std::lock_guard<std::mutex> l(mu);
+                        ids.push_back(h.request_id);
+                        bodies.emplace_back(b);
+                        cv.notify_all();
+                        return true;
+                      },
+                      [this](const std::string& a) {
+                        std::lock_guard<std::mutex> l(mu);
+                        broken.push_back(a);
+                        cv.notify_all();
+                      },
+                      [this](const std::string& a) {
+                        std::lock_guard<std::mutex> l(mu);
+                        dropped.push_back(a);
+                      }}) {}
+  ~Side() {
+    Stop();
+    transport.Stopping();
+    io.restart();
+    boost::asio::post(io, [this] { transport.CloseAll(); });
+    io.run_for(std::chrono::seconds(2));
+  }
+
+  void Listen() {
+    std::string error;
+    REQUIRE(transport.Listen("127.0.0.1:0", &address, &error));
+    transport.Start();
+  }
+  void Run() {
+    io.restart();
+    thread = std::thread([this] {
+      auto work = boost::asio::make_work_guard(io);
+      io.run();
+    });
+  }
+  void Stop() {
+    if (!thread.joinable()) return;
+    io.stop();
+    thread.join();
+  }
+  // Waits up to 10 s until `pred` holds under mu.
+  template <typename Pred>
+  bool Wait(Pred pred) {
+    std::unique_lock<std::mutex> l(mu);
+    return cv.wait_for(l, std::chrono::seconds(10), [&] { return pred(); });
+  }
+};
+
+std::shared_ptr<const std::string> MakeFrame(uint64_t id, std::string body) {
+  return std::make_shared<const std::string>(Frame(MsgType::kPing, id, body));
+}
+
+// A body of `n` bytes whose content depends on `id` and the position.
+std::string Pattern(uint64_t id, size_t n) {
+  std::string b(n, '\0');
+  for (size_t i = 0; i < n; ++i) b[i] = static_cast<char>('a' + (id * 7 + i) % 26);
+  return b;
+}
+
+}  // namespace
 
 TEST_CASE("transport: an address that cannot even be tried breaks the link on an I/O thread, "
           "never inside Send",
@@ -36,4 +125,110 @@ TEST_CASE("transport: an address that cannot even be tried breaks the link on an
   std::sort(broken.begin(), broken.end());
   CHECK(broken == std::vector<std::string>{"no-port-here", "not-an-ip:7000"});
   CHECK(dropped.empty());
+}
+
+TEST_CASE("transport: a request from a thread other than the I/O thread goes out at once",
+          "[cluster][transport]") {
+  // A PHP worker's decision used to wake the I/O thread to write its frames:
+  // a thread wake-up and a hop on every decision.  With the sender's I/O
+  // thread stopped, a frame can only reach the peer if the sending thread
+  // wrote it.
+  Side receiver, sender;
+  receiver.Listen();
+  receiver.Run();
+  sender.Run();
+  sender.transport.Send(receiver.address, MakeFrame(1, "first"), false);  // connects
+  REQUIRE(receiver.Wait([&] { return receiver.ids.size() == 1; }));
+  sender.Stop();
+  sender.transport.Send(receiver.address, MakeFrame(2, "second"), false);
+  CHECK(receiver.Wait([&] { return receiver.ids.size() == 2; }));
+  // A replication frame is queued for the I/O thread (which batches them),
+  // and so is every frame behind it, in order.
+  sender.transport.Send(receiver.address, MakeFrame(3, "replicated"), true);
+  sender.transport.Send(receiver.address, MakeFrame(4, "behind it"), false);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  {
+    std::lock_guard<std::mutex> l(receiver.mu);
+    CHECK(receiver.ids == std::vector<uint64_t>{1, 2});
+  }
+  sender.Run();
+  REQUIRE(receiver.Wait([&] { return receiver.ids.size() == 4; }));
+  std::lock_guard<std::mutex> l(receiver.mu);
+  CHECK(receiver.ids == std::vector<uint64_t>{1, 2, 3, 4});
+  CHECK(receiver.bodies == std::vector<std::string>{"first", "second", "replicated", "behind it"});
+  CHECK(sender.broken.empty());
+}
+
+TEST_CASE("transport: frames a full socket cannot take at once arrive whole and in order",
+          "[cluster][transport]") {
+  // The receiver reads nothing until every frame is sent, so the sender's
+  // first direct write stops part-way into a frame and the rest waits in
+  // the queue; requests and replication frames from two threads mix.
+  Side receiver, sender;
+  receiver.Listen();
+  receiver.Run();
+  sender.Run();
+  sender.transport.Send(receiver.address, MakeFrame(0, "hello"), false);
+  REQUIRE(receiver.Wait([&] { return receiver.ids.size() == 1; }));
+  receiver.Stop();
+  constexpr uint64_t kPerThread = 40;
+  auto send = [&](uint64_t first, bool replication) {
+    for (uint64_t i = 0; i < kPerThread; ++i) {
+      const uint64_t id = first + i;
+      const size_t n = i % 3 == 0 ? (3u << 20) + id : 100 + id;  // 3 MiB, or small
+      sender.transport.Send(receiver.address, MakeFrame(id, Pattern(id, n)),
+                            replication && i % 2 == 1);
+    }
+  };
+  std::thread a(send, 1000, false), b(send, 2000, true);
+  a.join();
+  b.join();
+  receiver.Run();
+  REQUIRE(receiver.Wait([&] { return receiver.ids.size() == 1 + 2 * kPerThread; }));
+  std::lock_guard<std::mutex> l(receiver.mu);
+  uint64_t next_a = 1000, next_b = 2000;
+  bool whole = true, ordered = true;
+  for (size_t i = 1; i < receiver.ids.size(); ++i) {
+    const uint64_t id = receiver.ids[i];
+    uint64_t& next = id < 2000 ? next_a : next_b;
+    if (id != next) ordered = false;
+    next = id + 1;
+    const size_t n = (id % 1000) % 3 == 0 ? (3u << 20) + id : 100 + id;
+    if (receiver.bodies[i] != Pattern(id, n)) whole = false;
+  }
+  CHECK(ordered);
+  CHECK(whole);
+  CHECK(next_a == 1000 + kPerThread);
+  CHECK(next_b == 2000 + kPerThread);
+  CHECK(sender.broken.empty());
+  CHECK(sender.dropped.empty());
+}
+
+TEST_CASE("transport: a direct write to a peer that went away reports the broken link",
+          "[cluster][transport]") {
+  Side sender;
+  sender.Run();
+  std::string address;
+  {
+    Side receiver;
+    receiver.Listen();
+    receiver.Run();
+    address = receiver.address;
+    sender.transport.Send(address, MakeFrame(1, "first"), false);
+    REQUIRE(receiver.Wait([&] { return receiver.ids.size() == 1; }));
+  }  // the receiver closes its end
+  // The first write after the close may still be accepted by the kernel;
+  // one of the next fails, and the link is reported broken, on the I/O
+  // thread, not inside Send.
+  bool reported = false;
+  for (int i = 0; i < 50 && !reported; ++i) {
+    sender.transport.Send(address, MakeFrame(2 + i, "after the close"), false);
+    std::unique_lock<std::mutex> l(sender.mu);
+    reported = sender.cv.wait_for(l, std::chrono::milliseconds(100),
+                                  [&] { return !sender.broken.empty(); });
+  }
+  CHECK(reported);
+  std::lock_guard<std::mutex> l(sender.mu);
+  CHECK(!sender.broken.empty());
+  if (!sender.broken.empty()) CHECK(sender.broken.front() == address);
 }
