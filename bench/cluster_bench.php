@@ -4,7 +4,7 @@
 // are etcd transactions, against both.
 //
 //   php bench/cluster_bench.php --ephpm BUILD/sapi/ephpm [--rounds 3] [--workers 8]
-//       [--resp-only]
+//       [--resp-only | --gossip-only]
 //   (bench/cluster-bench.sh builds a Release ephpm and runs this)
 //
 //  1. RESP write throughput (redis-benchmark SET and INCR, 50 clients, -P 1
@@ -34,8 +34,9 @@
 // The strict cluster's etcd is three members on loopback, started by
 // tests/etcd/etcd-cluster.sh (data under a temporary directory in /tmp) and
 // stopped at exit.  Rounds interleave the modes.  --resp-only runs part 1
-// alone (no etcd, no strict cluster).  Prints medians over the
-// rounds.  Not a test: nothing here can fail.
+// alone (no etcd, no strict cluster); --gossip-only parts 1 to 3 without
+// etcd (no strict run, no sessions).  Prints medians over the rounds.  Not a
+// test: nothing here can fail.
 
 declare(strict_types=1);
 
@@ -43,6 +44,7 @@ $ephpm = null;
 $rounds = 3;
 $workers = 0;  // 0: the host's default (a non-thread-safe PHP has exactly one)
 $resp_only = false;
+$gossip_only = false;
 for ($i = 1; $i < $argc; $i++) {
     if ($argv[$i] === '--ephpm') {
         $ephpm = $argv[++$i] ?? null;
@@ -52,6 +54,8 @@ for ($i = 1; $i < $argc; $i++) {
         $workers = max(0, (int)($argv[++$i] ?? 0));
     } elseif ($argv[$i] === '--resp-only') {
         $resp_only = true;
+    } elseif ($argv[$i] === '--gossip-only') {
+        $gossip_only = true;
     }
 }
 if ($ephpm === null || !is_executable($ephpm)) {
@@ -457,12 +461,12 @@ $ready = function (array $nodes, bool $strict): bool {
     return true;
 };
 
-if ($resp_only) {
+if ($resp_only || $gossip_only) {
     $deadline = microtime(true) + 20;
     while (microtime(true) < $deadline && !$ready([$n1, $n2, $n3], false)) {
         usleep(50000);
     }
-    printf("ephpm %s, %d rounds, RESP only\n", $ephpm, $rounds);
+    printf("ephpm %s, %d rounds, %s\n", $ephpm, $rounds, $resp_only ? 'RESP only' : 'gossip only');
 } else {
     // The strict cluster: three etcd members (this process their owner, for
     // the script's watchdog), then three nodes with --cluster-arbiter etcd.
@@ -533,24 +537,25 @@ printf("  lag: median %.0f, p90 %.0f, p99 %.0f, max %.0f (%d writes)\n",
 printf("  the SET's own round trip: median %.0f, p99 %.0f\n", median($rtt), pct($rtt, 0.99));
 
 // ---- 3. lock cycles through PHP, and 4. session requests, interleaved -----------
-// etcd's background (the nodes' membership leases, Raft heartbeats) over two
-// idle seconds, before any strict load.
-http_json($s1['http'], '/lock_cycle.php?kind=any&n=50');  // a first strict grant (fence offset)
-$m0 = etcd_metrics($etcd_clients);
-$t_idle = hrtime(true);
-sleep(2);
-$idle = metrics_delta($m0, etcd_metrics($etcd_clients));
-$idle_seconds = (hrtime(true) - $t_idle) / 1e9;
-
 $lock_runs = [
     'single node' => [$single['http'], 'any', 20000],
     'gossip, local owner' => [$n1['http'], 'local', 20000],
     'gossip, remote owner' => [$n1['http'], 'remote', 5000],
-    'strict (etcd)' => [$s1['http'], 'any', 400],
 ];
-$session_hosts = ['single node' => $single['http'], 'gossip, 3 nodes' => $n1['http'],
-                  'strict (etcd), 3 nodes' => $s1['http']];
-$session_clients = [1, 8];
+if (!$gossip_only) {
+    // etcd's background (the nodes' membership leases, Raft heartbeats) over
+    // two idle seconds, before any strict load.
+    http_json($s1['http'], '/lock_cycle.php?kind=any&n=50');  // a first strict grant (fence offset)
+    $m0 = etcd_metrics($etcd_clients);
+    $t_idle = hrtime(true);
+    sleep(2);
+    $idle = metrics_delta($m0, etcd_metrics($etcd_clients));
+    $idle_seconds = (hrtime(true) - $t_idle) / 1e9;
+    $lock_runs['strict (etcd)'] = [$s1['http'], 'any', 400];
+}
+$session_hosts = $gossip_only ? [] : ['single node' => $single['http'], 'gossip, 3 nodes' => $n1['http'],
+                                      'strict (etcd), 3 nodes' => $s1['http']];
+$session_clients = $gossip_only ? [] : [1, 8];
 $cycles = $lock_failed = [];
 $sessions = [];
 $strict_lock = [];  // etcd counter deltas over the strict runs
@@ -607,6 +612,9 @@ foreach ($cycles as $name => $v) {
     printf("  %-22s %10.0f %9.4f %10.1f %10.1f%s\n", $name, median($v['rate']),
         $base > 0 ? median($v['rate']) / $base : 0, median($v['p50']), median($v['p99']),
         $lock_failed[$name] > 0 ? "  ({$lock_failed[$name]} set_nx refused or failed)" : '');
+}
+if ($gossip_only) {
+    exit(0);
 }
 
 foreach ($session_clients as $clients) {

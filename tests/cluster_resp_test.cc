@@ -9,8 +9,11 @@
 
 #include <sys/socket.h>
 
+#include <cstdio>
+
 #include "cluster_util.h"
 #include "resp_server_util.h"
+#include "test_util.h"
 
 namespace {
 
@@ -38,22 +41,24 @@ ClusterOptions Patient(const std::string& id) {
 }
 
 // Three members, a RESP server on a's store with one I/O thread (so that a
-// thread held by a routed command would hold every client).
+// thread held by a routed command would hold every client).  With
+// `a_data_dir`, a logs there with fsync=always.
 struct RespTrio {
-  Node a{Patient("a")};
-  Node b{[&] {
-    auto o = Patient("b");
-    o.join = {a.address()};
-    return o;
-  }()};
-  Node c{[&] {
-    auto o = Patient("c");
-    o.join = {a.address()};
-    return o;
-  }()};
+  Node a;
+  Node b;
+  Node c;
   std::unique_ptr<ephpm::resp::RespServer> server;
 
-  RespTrio() {
+  static ClusterOptions Joining(const std::string& id, const Node& to) {
+    auto o = Patient(id);
+    o.join = {to.address()};
+    return o;
+  }
+
+  explicit RespTrio(const std::string& a_data_dir = "")
+      : a(Patient("a"), a_data_dir, ephpm::FsyncPolicy::kAlways),
+        b(Joining("b", a)),
+        c(Joining("c", a)) {
     REQUIRE(WaitFor(10000, [&] {
               return cluster_test::AllAlive({&a, &b, &c}, {"a", "b", "c"}) &&
                      cluster_test::AllReady({&a, &b, &c});
@@ -247,4 +252,76 @@ TEST_CASE("cluster RESP: the server stops and goes while a routed command waits"
   CHECK(WaitFor(5000, [&] { return t.a.Get(kb) == "1"; }) >= 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   CHECK(cluster_test::Counter(t.a, "cluster_routed_calls") >= 1);
+}
+
+TEST_CASE("cluster RESP: a routed write decided here whose log write failed answers MISCONF",
+          "[cluster][resp]") {
+  // fsync=always: a write is answered once it is durable.  A write decided
+  // here waits for the members after its record was logged, and its
+  // durability is settled before the wait (on the thread that logged it);
+  // when that failed, the answer that comes back later must not say OK.
+  ephpm_test::Tmpfs fs("256k");
+  if (!fs.ok) {
+    WARN("skipped: cannot mount a tmpfs here (" << fs.error << ")");
+    return;
+  }
+  RespTrio t(fs.dir.path + "/data");
+  const std::string ka = KeyOwnedBy(t.a, "a", "own:");
+  Client cl(t.port());
+  REQUIRE(cl.Call({"INCR", ka}) == Int(1));
+  {
+    // The rest of the disk goes to another file: only the log's last page
+    // has room left.
+    FILE* f = std::fopen((fs.dir.path + "/filler").c_str(), "wb");
+    REQUIRE(f != nullptr);
+    const std::string page(4096, 'f');
+    while (std::fwrite(page.data(), 1, page.size(), f) == page.size() && std::fflush(f) == 0) {
+    }
+    std::fclose(f);
+  }
+  int64_t answered = 1;
+  std::string reply;
+  for (int i = 0; i < 20000; ++i) {
+    reply = cl.Call({"INCR", ka});
+    if (reply != Int(answered + 1)) break;
+    ++answered;
+  }
+  const std::string misconf = "-MISCONF Errors writing to the AOF file: ";
+  CHECK(reply.rfind(misconf, 0) == 0);
+  CHECK(reply.find("No space left on device") != std::string::npos);
+  // That INCR ran (it was not refused up front, which leaves the counter
+  // alone): the decision was made and confirmed, the change is in memory
+  // on every member, and its client was told it is not saved.
+  const std::string made = std::to_string(answered + 1);
+  CHECK(t.a.Get(ka) == made);
+  CHECK(WaitFor(3000, [&] { return t.b.Get(ka) == made && t.c.Get(ka) == made; }) >= 0);
+  // Meanwhile writes are refused up front, reads go on.
+  CHECK(cl.Call({"INCR", ka}).rfind(misconf, 0) == 0);
+  CHECK(cl.Call({"GET", ka}) == Bulk(made));
+}
+
+TEST_CASE("cluster RESP: a request the owner refused is asked again the waiting way",
+          "[cluster][resp]") {
+  // The owner refuses a request that reaches it within max_clock_skew_ms
+  // (100 ms) of its deadline, applying nothing.  a's frames to b are held
+  // back 1950 ms of the 2000 ms request timeout, so b refuses the INCR and
+  // says so before a's own timer runs out: the waiting request is replayed
+  // with "refused", which asks again (Ask's loop) until the deadline and
+  // then answers CLUSTERDOWN.  The connection's next request answers after
+  // it, and nothing was applied anywhere.
+  RespTrio t;
+  const std::string kb = KeyOwnedBy(t.a, "b", "late:");
+  const uint64_t refused = cluster_test::Counter(t.b, "cluster_routed_refused");
+  t.a.node->TestDelay("b", 1950);
+  Client cl(t.port());
+  REQUIRE(cl.Send(Encode({"INCR", kb}) + Encode({"PING"})));
+  CHECK(cl.Reply() == Err(kClusterDown));
+  CHECK(cl.Reply() == "+PONG\r\n");
+  t.a.node->TestDelay("b", 0);
+  CHECK(cluster_test::Counter(t.b, "cluster_routed_refused") > refused);
+  CHECK(t.a.Get(kb) == "<missing>");
+  CHECK(t.b.Get(kb) == "<missing>");
+  CHECK(t.c.Get(kb) == "<missing>");
+  // And the key routes as before once the link is prompt again.
+  CHECK(cl.Call({"INCR", kb}) == Int(1));
 }

@@ -52,14 +52,17 @@ struct Node {
   std::unique_ptr<ClusterNode> node;
   std::unique_ptr<Store> store;
 
-  // With a data_dir the store loads it first, as a restarted host does.
-  explicit Node(ClusterOptions o, const std::string& data_dir = "") {
+  // With a data_dir the store loads it first, as a restarted host does, and
+  // logs with `fsync`.
+  explicit Node(ClusterOptions o, const std::string& data_dir = "",
+                ephpm::FsyncPolicy fsync = ephpm::FsyncPolicy::kEverySec) {
     node = std::make_unique<ClusterNode>(std::move(o));
     std::string error;
     REQUIRE(node->Listen(&error));
     ephpm::StoreOptions so;
     so.replicator = node.get();
     so.persistence.data_dir = data_dir;
+    so.persistence.fsync = fsync;
     store = Store::Create(so, &error);
     INFO(error);
     REQUIRE(store);

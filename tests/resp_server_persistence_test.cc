@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "resp_server_util.h"
+#include "test_util.h"
 
 using namespace resp_server_test;  // NOLINT: the suite's own helpers
 
@@ -41,26 +42,7 @@ struct TempDir {
   std::string path;
 };
 
-// A tmpfs of `size` mounted on a fresh directory; unmounted at the end
-// (declare it before the store that uses it).  ok is false where mounting
-// is refused (not root, no CAP_SYS_ADMIN).
-struct Tmpfs {
-  explicit Tmpfs(const char* size) {
-    const std::string opts = std::string("size=") + size;
-    ok = ::mount("tmpfs", dir.path.c_str(), "tmpfs", 0, opts.c_str()) == 0;
-    if (!ok) error = std::strerror(errno);
-  }
-  bool Resize(const char* size) {
-    const std::string opts = std::string("size=") + size;
-    return ::mount("tmpfs", dir.path.c_str(), "tmpfs", MS_REMOUNT, opts.c_str()) == 0;
-  }
-  ~Tmpfs() {
-    if (ok) ::umount2(dir.path.c_str(), MNT_DETACH);
-  }
-  TempDir dir;
-  bool ok = false;
-  std::string error;
-};
+using ephpm_test::Tmpfs;
 
 int64_t WallMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(

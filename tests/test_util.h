@@ -6,6 +6,10 @@
 #include <catch2/catch.hpp>
 
 #include <stdlib.h>
+#include <sys/mount.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <condition_variable>
 #include <filesystem>
@@ -102,6 +106,28 @@ struct TempDir {
   TempDir& operator=(const TempDir&) = delete;
   std::string Sub(const std::string& name) const { return path + "/" + name; }
   std::string path;
+};
+
+// A tmpfs of `size` ("256k") mounted on a fresh directory, unmounted at the
+// end (declare it before the store that uses it): a disk that fills up.  ok
+// is false where mounting is refused (not root, no CAP_SYS_ADMIN), with the
+// reason in `error`.
+struct Tmpfs {
+  explicit Tmpfs(const char* size) {
+    const std::string opts = std::string("size=") + size;
+    ok = ::mount("tmpfs", dir.path.c_str(), "tmpfs", 0, opts.c_str()) == 0;
+    if (!ok) error = std::strerror(errno);
+  }
+  bool Resize(const char* size) {
+    const std::string opts = std::string("size=") + size;
+    return ::mount("tmpfs", dir.path.c_str(), "tmpfs", MS_REMOUNT, opts.c_str()) == 0;
+  }
+  ~Tmpfs() {
+    if (ok) ::umount2(dir.path.c_str(), MNT_DETACH);
+  }
+  TempDir dir;
+  bool ok = false;
+  std::string error;
 };
 
 inline ephpm::StoreOptions NoSweeper() {
