@@ -53,7 +53,7 @@ uint64_t Store::Impl::EvictOneFrom(Shard& s) {
     if (s.map.empty()) return 0;
     const int64_t now = clock_->NowMs();
     if (!s.ttl.empty() && s.ttl.begin()->at <= now) {  // the best victim
-      auto it = s.map.find(std::string_view(s.ttl.begin()->key));
+      auto it = s.map.find(std::string_view(*s.ttl.begin()->key));
       freed = it->second.mem_size;
       ExpireLocked(s, it, now);
     } else {

@@ -190,25 +190,19 @@ struct Entry {
 // per key").
 using Map = absl::node_hash_map<std::string, Entry, KeyHash, KeyEq>;
 
-// Expiry index: (expires_at, key), earliest first.  The comparator is
-// transparent so that lookups and erasures by (time, string_view) never copy
-// (and never allocate) a key.
+// Expiry index: (expires_at, the entry's key), earliest first.  An item
+// points at the key inside the entry's map node, which does not move while
+// the entry exists (a node map), so the index holds no copy of a key (no
+// allocation for one) and orders equal expiries by that address, not by a
+// string compare.  An item is erased before its entry's node is; once
+// inserted, it is found again by the same (expiry, address).
 struct TtlItem {
   int64_t at;
-  std::string key;
-};
-struct TtlRef {
-  int64_t at;
-  std::string_view key;
+  const std::string* key;
 };
 struct TtlLess {
-  using is_transparent = void;
-  static TtlRef Ref(const TtlItem& i) { return TtlRef{i.at, i.key}; }
-  static TtlRef Ref(const TtlRef& r) { return r; }
-  template <typename A, typename B>
-  bool operator()(const A& a, const B& b) const {
-    const TtlRef x = Ref(a), y = Ref(b);
-    return x.at != y.at ? x.at < y.at : x.key < y.key;
+  bool operator()(const TtlItem& a, const TtlItem& b) const {
+    return a.at != b.at ? a.at < b.at : std::less<const std::string*>()(a.key, b.key);
   }
 };
 using TtlIndex = absl::btree_set<TtlItem, TtlLess>;
@@ -231,15 +225,15 @@ inline bool IsExpired(const Entry& e, const Now& now) {
 // The map's node (key and entry objects) and the entry's share of the table.
 constexpr uint64_t kEntryOverhead =
     MallocChunk(sizeof(std::pair<const std::string, Entry>)) + kNodeSlotShare;
-// An item of the expiry index: the item in a b-tree node (six 40 B items
-// to a 256 B node, three quarters full on average), and its copy of the key.
+// An item of the expiry index: the 16 B item in a b-tree node (about fifteen
+// to a 256 B node, three quarters full on average).
 constexpr uint64_t kTtlOverhead = sizeof(TtlItem) * 4 / 3 + 4;
 
-// The key's bytes outside the entry's node: its buffer, and its copy in the
+// The key's bytes outside the entry's node: its buffer, and its item in the
 // expiry index.
 inline uint64_t KeyMem(size_t key_len, bool has_ttl) {
   const uint64_t heap = StringHeapMem(key_len);
-  return has_ttl ? heap + kTtlOverhead + heap : heap;
+  return has_ttl ? heap + kTtlOverhead : heap;
 }
 
 inline uint64_t EntryMem(size_t key_len, size_t stored_len, bool has_ttl) {

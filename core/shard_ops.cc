@@ -58,11 +58,16 @@ bool Store::Impl::InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& h
   return Transact(
       fresh->mem_size, old_mem, force, old_pinned, shortfall,
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
-        ttl_inserted = InsertTtlLocked(s, hk.key, fresh->expires_at, old_expiry);
+        // The node first: the index item points at its key.
         if (!exists) it = EmplaceLocked(s, hk);
+        ttl_inserted = InsertTtlLocked(s, it->first, fresh->expires_at, old_expiry);
       },
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
-        if (ttl_inserted) s.ttl.erase(TtlRef{fresh->expires_at, hk.key});
+        if (ttl_inserted) s.ttl.erase(TtlItem{fresh->expires_at, &it->first});
+        if (!exists && it != s.map.end()) {  // made above, still empty
+          s.map.erase(it);
+          it = s.map.end();
+        }
       },
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
         TouchWatchedLocked(s, hk.key);
@@ -72,10 +77,10 @@ bool Store::Impl::InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& h
       });
 }
 
-bool Store::Impl::InsertTtlLocked(Shard& s, std::string_view key, int64_t expires_at,
+bool Store::Impl::InsertTtlLocked(Shard& s, const std::string& key, int64_t expires_at,
                                   int64_t old_expiry) {
   if (expires_at == 0 || expires_at == old_expiry) return false;
-  return s.ttl.insert(TtlItem{expires_at, std::string(key)}).second;
+  return s.ttl.insert(TtlItem{expires_at, &key}).second;
 }
 
 Map::iterator Store::Impl::EmplaceLocked(Shard& s, const HashedKey& hk) {
@@ -107,7 +112,7 @@ void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* fr
     TrackCompressedLocked(s, e, false);
     TrackPinnedLocked(s, e, false);
     if (e.expires_at != 0 && e.expires_at != from->expires_at) {
-      s.ttl.erase(TtlRef{e.expires_at, it->first});
+      s.ttl.erase(TtlItem{e.expires_at, &it->first});
     }
   }
   e.value = std::move(from->value);

@@ -739,7 +739,7 @@ class Store::Impl {
     TouchWatchedLocked(s, it->first);
     const Entry& e = it->second;
     if (e.fence != 0 && !e.pinned) RecordFenceLocked(s, it->first, e.fence);
-    if (e.expires_at != 0) s.ttl.erase(TtlRef{e.expires_at, it->first});
+    if (e.expires_at != 0) s.ttl.erase(TtlItem{e.expires_at, &it->first});
     TrackCompressedLocked(s, e, false);
     TrackPinnedLocked(s, e, false);
     used_.fetch_sub(e.mem_size, std::memory_order_relaxed);
@@ -846,9 +846,10 @@ class Store::Impl {
     return true;
   }
 
-  // Inserts the index node of a new expiry (not when it is 0 or the entry's
-  // old one); whether it did, for an undo.  May throw bad_alloc.
-  bool InsertTtlLocked(Shard& s, std::string_view key, int64_t expires_at, int64_t old_expiry)
+  // Inserts the index item of a new expiry (not when it is 0 or the entry's
+  // old one) for the entry whose map node holds `key`; whether it did, for
+  // an undo.  May throw bad_alloc.
+  bool InsertTtlLocked(Shard& s, const std::string& key, int64_t expires_at, int64_t old_expiry)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
   // A new, empty slot for `hk`.  May throw bad_alloc.

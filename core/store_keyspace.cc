@@ -426,7 +426,7 @@ StoreStats Store::Impl::Stats() const {
     // Locks that expired but were not removed yet are absent: not counted.
     uint64_t pinned_keys = s.pinned_keys, pinned_bytes = s.pinned_bytes;
     for (auto t = s.ttl.begin(); pinned_keys > 0 && t != s.ttl.end() && t->at <= now; ++t) {
-      auto it = s.map.find(std::string_view(t->key));
+      auto it = s.map.find(std::string_view(*t->key));
       if (it != s.map.end() && it->second.pinned) {
         pinned_keys--;
         pinned_bytes -= it->second.mem_size;
@@ -452,12 +452,12 @@ Status Store::Impl::SetExpiryLocked(Shard& s, Map::iterator it, int64_t at_ms) {
   if (e.expires_at != at_ms) {
     if (at_ms != 0) {
       try {
-        s.ttl.insert(TtlItem{at_ms, it->first});
+        s.ttl.insert(TtlItem{at_ms, &it->first});
       } catch (const std::bad_alloc&) {
         return Status::kOutOfMemory;
       }
     }
-    if (e.expires_at != 0) s.ttl.erase(TtlRef{e.expires_at, it->first});
+    if (e.expires_at != 0) s.ttl.erase(TtlItem{e.expires_at, &it->first});
     // Adding or removing a TTL adds or removes an index node and key copy.
     const uint64_t ttl_part = EntryMem(it->first.size(), 0, true) - EntryMem(it->first.size(), 0, false);
     const uint64_t new_mem =
@@ -509,20 +509,25 @@ Status Store::Impl::RenameLocked(Shard& a, Shard& b, const HashedKey& hs, const 
   const bool installed = Transact(
       new_mem, old_mem, false, old_pinned, shortfall,
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu) {
-        ttl_inserted = InsertTtlLocked(b, hd.key, expires_at, dst_old_expiry);
+        // The node first: the index item points at its key.
         if (!dst_existed) {
           dst = EmplaceLocked(b, hd);
           src = a.map.find(hs);  // the insert may have rehashed a shared table
         }
+        ttl_inserted = InsertTtlLocked(b, dst->first, expires_at, dst_old_expiry);
       },
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(b.mu) {
-        if (ttl_inserted) b.ttl.erase(TtlRef{expires_at, hd.key});
+        if (ttl_inserted) b.ttl.erase(TtlItem{expires_at, &dst->first});
+        if (!dst_existed && dst != b.map.end()) {  // made above, still empty
+          b.map.erase(dst);
+          dst = b.map.end();
+        }
       },
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu) {
         Entry& se = src->second;
         TrackCompressedLocked(a, se, false);
         TrackPinnedLocked(a, se, false);
-        if (expires_at != 0) a.ttl.erase(TtlRef{expires_at, src->first});
+        if (expires_at != 0) a.ttl.erase(TtlItem{expires_at, &src->first});
         // A renamed lock is still a lock: the pin moves with the rest.
         FillLocked(b, dst, dst_existed, &se, new_mem, now);
         de = &dst->second;

@@ -47,7 +47,7 @@ size_t Store::Impl::Sweep(size_t budget, bool* more) {
           *more = true;
           break;
         }
-        auto it = s.map.find(std::string_view(s.ttl.begin()->key));
+        auto it = s.map.find(std::string_view(*s.ttl.begin()->key));
         ExpireLocked(s, it, now);  // erases the index node too
         ++removed;
       }
