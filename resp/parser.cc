@@ -26,6 +26,10 @@ constexpr long long kUnauthMaxBulkLen = 16384;
 // claim, so do not trust it with more than this up front.
 constexpr long long kArgvInitialCap = 1024;
 
+// An argument string handed back by the caller is kept for reuse up to this
+// capacity; a larger one is freed.
+constexpr size_t kArgKeepCap = 16 * 1024;
+
 // isspace() in the C locale (bytes >= 0x80 are not spaces).
 inline bool IsCSpace(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
@@ -171,7 +175,25 @@ void RequestParser::Reset() {
   bulk_len_ = 0;
   bulk_taken_ = 0;
   bulk_.clear();
-  args_.clear();
+  args_used_ = 0;
+}
+
+void RequestParser::PutArg(const char* p, size_t n) {
+  if (args_used_ < args_.size()) {
+    args_[args_used_].assign(p, n);
+  } else {
+    args_.emplace_back(p, n);
+  }
+  ++args_used_;
+}
+
+void RequestParser::PutArg(std::string&& s) {
+  if (args_used_ < args_.size()) {
+    args_[args_used_] = std::move(s);
+  } else {
+    args_.push_back(std::move(s));
+  }
+  ++args_used_;
 }
 
 RequestParser::Result RequestParser::Fail(std::string message, size_t* consumed,
@@ -321,7 +343,7 @@ RequestParser::Result RequestParser::ParseMultibulk(const char* buf, size_t len,
     const size_t need = bulk_len_ + 2 - bulk_taken_;
     if (bulk_taken_ == 0 && avail >= need) {
       // The common case: the whole argument is here; copy it once.
-      args_.emplace_back(buf + pos, bulk_len_);
+      PutArg(buf + pos, bulk_len_);
       pos += need;
     } else {
       const size_t take = std::min(need, avail);
@@ -331,7 +353,7 @@ RequestParser::Result RequestParser::ParseMultibulk(const char* buf, size_t len,
       bulk_taken_ += take;
       pos += take;
       if (bulk_taken_ < bulk_len_ + 2) break;
-      args_.push_back(std::move(bulk_));
+      PutArg(std::move(bulk_));
       bulk_ = std::string();
     }
     bulk_taken_ = 0;
@@ -341,7 +363,13 @@ RequestParser::Result RequestParser::ParseMultibulk(const char* buf, size_t len,
 
   *consumed = pos;
   if (bulks_left_ > 0) return Result::kNeedMore;
-  *argv = std::move(args_);
+  args_.resize(args_used_);
+  argv->swap(args_);
+  // The caller's strings stay for the next request, but not a large buffer
+  // (a connection that once sent a big value would hold it for good).
+  for (std::string& s : args_) {
+    if (s.capacity() > kArgKeepCap) std::string().swap(s);
+  }
   Reset();
   return Result::kCommand;
 }

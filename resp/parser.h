@@ -119,6 +119,11 @@ class RequestParser {
                         std::vector<std::string>* argv, std::string* error);
   Result Fail(std::string message, size_t* consumed, std::string* error);
   void Reset();
+  // Stores the next argument of a multibulk request in args_, reusing the
+  // string an earlier request left there (no allocation once the
+  // connection has sent an argument as long).
+  void PutArg(const char* p, size_t n);
+  void PutArg(std::string&& s);
 
   ParserLimits limits_;
   bool authenticated_ = true;
@@ -135,7 +140,12 @@ class RequestParser {
   size_t bulk_len_ = 0;       // payload length of the current argument
   size_t bulk_taken_ = 0;     // bytes of payload + 2 taken so far
   std::string bulk_;          // the current argument's payload so far
+  // The arguments being read: the first args_used_ are this request's; the
+  // rest are strings of an earlier request, kept for their buffers.  A
+  // whole request is swapped into the caller's vector, whose strings come
+  // back here for the next one.
   std::vector<std::string> args_;
+  size_t args_used_ = 0;
   std::string failure_;  // set once failed
 };
 

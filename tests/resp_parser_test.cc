@@ -503,6 +503,51 @@ TEST_CASE("many zero-length and tiny bulks in one request", "[resp]") {
   CHECK(ParseBytewise(Multibulk(mixed)) == std::vector<Event>{Cmd(mixed)});
 }
 
+TEST_CASE("one argv reused for every request, as the server does, gets each request exactly",
+          "[resp]") {
+  // A request is handed over by swapping vectors, and the caller's old
+  // strings stay in the parser for their buffers: longer, shorter, more and
+  // fewer arguments, a big one, and strings the caller took or changed
+  // must never show through.
+  const std::vector<Args> requests = {
+      {"SET", std::string(40, 'k'), std::string(300, 'v')},
+      {"GET", "k"},
+      {"MSET", "a", "1", "b", "2", "c", "3"},
+      {"PING"},
+      {"SET", "x", std::string(100000, 'z')},  // past what the parser keeps
+      {"SET", "y", "short"},
+      {"ECHO", ""},
+      {"SET", std::string(40, 'k'), std::string(300, 'w')},
+  };
+  std::string wire;
+  for (const Args& r : requests) wire += Multibulk(r);
+  for (const size_t chunk : {wire.size(), size_t{7}, size_t{1}}) {
+    INFO("reads of " << chunk << " bytes");
+    RequestParser parser;
+    Args argv;
+    std::string buffer;
+    size_t next = 0;
+    for (size_t off = 0; off < wire.size(); off += chunk) {
+      buffer += wire.substr(off, chunk);
+      for (;;) {
+        size_t consumed = 0;
+        std::string error;
+        const Result r = parser.Next(buffer.data(), buffer.size(), &consumed, &argv, &error);
+        buffer.erase(0, consumed);
+        if (r == Result::kNeedMore) break;
+        REQUIRE(r == Result::kCommand);
+        REQUIRE(next < requests.size());
+        CHECK(argv == requests[next]);
+        ++next;
+        // What a command may do with its arguments.
+        const std::string taken = std::move(argv.front());
+        argv.back().append("junk");
+      }
+    }
+    CHECK(next == requests.size());
+  }
+}
+
 // ----------------------------------------------------------- split reads
 
 TEST_CASE("a pipelined batch gives the same outcomes split at every byte boundary", "[resp]") {
