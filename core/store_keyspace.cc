@@ -458,7 +458,7 @@ Status Store::Impl::SetExpiryLocked(Shard& s, Map::iterator it, int64_t at_ms) {
       }
     }
     if (e.expires_at != 0) s.ttl.erase(TtlItem{e.expires_at, &it->first});
-    // Adding or removing a TTL adds or removes an index node and key copy.
+    // Adding or removing a TTL adds or removes an index item.
     const uint64_t ttl_part = EntryMem(it->first.size(), 0, true) - EntryMem(it->first.size(), 0, false);
     const uint64_t new_mem =
         at_ms != 0 && e.expires_at == 0   ? e.mem_size + ttl_part
