@@ -90,8 +90,12 @@ void FaultTransport::Pause(bool paused) {
   paused_ = paused;
   if (!paused) {
     pause_cv_.notify_all();
+    base_->HoldDirectWrites(false);
     return;
   }
+  // A frozen process sends nothing: not even what a caller's thread would
+  // write itself.  (A write already under way finishes: sent just before.)
+  base_->HoldDirectWrites(true);
   // One blocking handler per I/O thread; wait until each holds its thread.
   holding_ = 0;
   for (size_t i = 0; i < io_threads_; ++i) {

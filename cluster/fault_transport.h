@@ -45,7 +45,9 @@ class FaultTransport final : public Transport {
   // Delays the replication frames sent to `peer` by `ms` more.
   void DelayReplication(const std::string& peer, int64_t ms);
   // Holds every I/O thread (one blocking handler each) until called with
-  // false.  Returns once every thread is held, or at once if already paused.
+  // false, and meanwhile has the base transport leave every frame to those
+  // threads (HoldDirectWrites).  Returns once every thread is held, or at
+  // once if already paused.
   void Pause(bool paused);
 
  private:

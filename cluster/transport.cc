@@ -87,7 +87,8 @@ class Conn : public std::enable_shared_from_this<Conn> {
     queued_bytes_ += size;
     queue_.push_back(std::move(frame));
     if (!replication && fd_ >= 0 && !writing_ && queue_.size() == 1 &&
-        !transport_->io_->get_executor().running_in_this_thread()) {
+        !transport_->io_->get_executor().running_in_this_thread() &&
+        !transport_->direct_held_.load()) {
       front_sent_ = WriteNowLocked(*queue_.front());
       if (front_sent_ == size) {
         queue_.pop_front();

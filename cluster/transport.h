@@ -45,6 +45,10 @@ class Transport {
   // Whether a frame received from the member `sender` is to be handled
   // (false: it is dropped unread, as on a partition).
   virtual bool Delivers(std::string_view sender) = 0;
+  // While held, every frame waits for the I/O threads (TcpTransport writes
+  // some at once on the sender's thread otherwise).  The tests' pause
+  // freezes those threads, and then nothing may leave the node.
+  virtual void HoldDirectWrites(bool /*held*/) {}
 };
 
 // What the transport tells its owner, with no transport lock held.  `frame`
@@ -87,6 +91,7 @@ class TcpTransport final : public Transport {
   void Send(const std::string& address, FramePtr frame, bool replication) override;
   void Reply(const std::shared_ptr<Conn>& conn, const std::string& peer, FramePtr frame) override;
   bool Delivers(std::string_view) override { return true; }
+  void HoldDirectWrites(bool held) override { direct_held_.store(held); }
 
  private:
   friend class Conn;
@@ -100,6 +105,7 @@ class TcpTransport final : public Transport {
   const TransportEvents events_;
   boost::asio::ip::tcp::acceptor acceptor_;
   std::atomic<bool> stopped_{false};
+  std::atomic<bool> direct_held_{false};  // HoldDirectWrites
 
   Mutex mu_;  // the connection tables; taken with no other transport lock held
   std::map<std::string, std::shared_ptr<Conn>> links_ ABSL_GUARDED_BY(mu_);  // outbound

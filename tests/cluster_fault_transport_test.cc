@@ -3,10 +3,12 @@
 // marks the peer for resync when lifted, a delay holds frames back, a
 // replication delay holds back only replication.
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fault_transport.h"
@@ -26,7 +28,9 @@ class Recorder final : public Transport {
     replied.push_back(peer);
   }
   bool Delivers(std::string_view) override { return true; }
+  void HoldDirectWrites(bool held) override { holds.push_back(held); }
   std::vector<std::string> sent, replied;
+  std::vector<bool> holds;
 };
 
 FramePtr AFrame() { return std::make_shared<const std::string>("frame"); }
@@ -85,4 +89,24 @@ TEST_CASE("fault transport: delays hold frames back; a replication delay only re
   CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(30));
   CHECK(base.sent.size() == 2);
   CHECK(base.replied == std::vector<std::string>{"b:2"});
+}
+
+TEST_CASE("fault transport: a pause holds the base's direct writes until it ends",
+          "[cluster][faults]") {
+  boost::asio::io_context io;
+  Recorder base;
+  FaultTransport faults(
+      &io, 1, &base, [](const std::string& address) { return "id@" + address; },
+      [](const std::string&) {});
+  std::thread runner([&] {
+    auto work = boost::asio::make_work_guard(io);
+    io.run();
+  });
+  faults.Pause(true);
+  CHECK(base.holds == std::vector<bool>{true});
+  faults.Pause(true);  // already paused: nothing more
+  faults.Pause(false);
+  CHECK(base.holds == std::vector<bool>{true, false});
+  io.stop();
+  runner.join();
 }

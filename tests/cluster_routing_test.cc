@@ -585,3 +585,29 @@ TEST_CASE("routing: a node revived, then restarted with the same id, decides aga
   CHECK(c2.store->SetNx(before, "c2", 30000) == SetNxOutcome::kExists);
   CHECK(c2.Get(before) == "c1");
 }
+
+TEST_CASE("routing: a paused node's callers get nothing out until it wakes",
+          "[cluster][routing]") {
+  // TestPause stands for a stopped process as its peers see it.  A route
+  // request is written by the calling thread itself when its connection is
+  // idle (cluster/transport.cc): that write too must wait for the pause to
+  // end, or the owner would decide for a process that is stopped.
+  Trio t;
+  t.Converge();
+  const std::string k = KeyOwnedBy(t.c, "a", "paused:");
+  t.c.node->TestPause(true);
+  CHECK(t.c.store->SetNx(k, "C", 30000) == SetNxOutcome::kOwnerUnreachable);
+  CHECK(t.a.Get(k) == "<missing>");
+  CHECK(t.b.Get(k) == "<missing>");
+  t.c.node->TestPause(false);
+  // The request leaves now, past its deadline: the owner refuses it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(t.a.Get(k) == "<missing>");
+  CHECK(t.b.Get(k) == "<missing>");
+  CHECK(t.c.Get(k) == "<missing>");
+  // Awake, c's requests go out again.
+  t.Converge();
+  CHECK(WaitFor(5000, [&] { return t.c.store->SetNx(k, "C2", 30000) == SetNxOutcome::kInserted; }) >=
+        0);
+  CHECK(t.a.Get(k) == "C2");
+}
