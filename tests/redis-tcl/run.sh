@@ -132,17 +132,20 @@ grep -q '^foreach is_eval {1} {$' "$suite/tests/unit/scripting.tcl" || {
 
 # Runs one unit against one port; leaves the log with colours stripped.
 # The suite's own test server (and the servers it would spawn) need a range
-# of free ports of their own: a random base, another one when the suite
-# finds the range busy.
+# of free ports of their own: a random base below Linux's ephemeral range
+# (32768 up, where every connection and every port-0 listener of the tests
+# running beside this one lands), another one when the suite finds the range
+# busy or loses its port between finding it free and binding it.
 run_unit() {  # unit port log
   local try base
   for try in 1 2 3 4 5; do
-    base=$(( 20000 + RANDOM % 300 * 100 ))
+    base=$(( 20000 + RANDOM % 120 * 100 ))
     (cd "$suite" && timeout 600 tclsh8.6 tests/test_helper.tcl --host 127.0.0.1 --port "$2" \
        --ignore-encoding --ignore-digest --durable --clients 1 --tags -resp3 --tags -needs:repl \
        --baseport "$base" --portcount 90 --skipfile "$tmp/skip" --single "unit/$1") \
        > "$3.raw" 2>&1 || true
-    grep -q "Can't find a non busy port" "$3.raw" || break
+    grep -qE "Can't find a non busy port|couldn't open socket: address already in use" "$3.raw" ||
+      break
   done
   sed 's/\x1b\[[0-9;]*m//g' "$3.raw" > "$3"
 }
