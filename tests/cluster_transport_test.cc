@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <memory>
+#include <future>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -77,6 +78,13 @@ struct Side {
       io.run();
     });
   }
+  // Returns once every handler already queued on the I/O thread has run
+  // (one thread runs them in order): a write's completion, for one.
+  void Drain() {
+    std::promise<void> ran;
+    boost::asio::post(io, [&ran] { ran.set_value(); });
+    ran.get_future().wait();
+  }
   void Stop() {
     if (!thread.joinable()) return;
     io.stop();
@@ -139,6 +147,9 @@ TEST_CASE("transport: a request from a thread other than the I/O thread goes out
   sender.Run();
   sender.transport.Send(receiver.address, MakeFrame(1, "first"), false);  // connects
   REQUIRE(receiver.Wait([&] { return receiver.ids.size() == 1; }));
+  // The first frame's write has completed on the sender's side too (else
+  // the connection is still writing, and the next frame rightly queues).
+  sender.Drain();
   sender.Stop();
   sender.transport.Send(receiver.address, MakeFrame(2, "second"), false);
   CHECK(receiver.Wait([&] { return receiver.ids.size() == 2; }));
