@@ -6,8 +6,8 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
-#include <memory>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -24,7 +24,7 @@ using ephpm::cluster::TransportEvents;
 
 namespace {
 
-// A transport with its own io_context, run by one thread while `running`,
+// A transport with its own io_context, run by one thread between Run and Stop,
 // recording what it receives and reports.  Read with Wait (the handlers run
 // on the I/O thread; the test's assertions stay on the main thread).
 struct Side {
