@@ -68,8 +68,8 @@ std::string ApplySetting(std::string_view name, std::string_view value, StoreOpt
     if (!ParseInt64(value, &n) || n < -7 || n > 22) return "must be an integer from -7 to 22";
     next.compression_level = static_cast<int>(n);
   } else if (name == "max_value_size") {
-    if (!ParseByteSize(value, &bytes) || bytes == 0) {
-      return "must be a positive size in bytes with an optional K, M or G suffix";
+    if (!ParseByteSize(value, &bytes) || bytes == 0 || bytes > kMaxValueSizeLimit) {
+      return "must be a positive size in bytes with an optional K, M or G suffix, at most 2G";
     }
     next.max_value_size = bytes;
   } else if (name == "shards") {

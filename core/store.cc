@@ -48,6 +48,7 @@ std::string ValidateOptions(const StoreOptions& o) {
     return "compression_level must be between -7 and 22";
   }
   if (o.max_value_size == 0) return "max_value_size must be positive";
+  if (o.max_value_size > kMaxValueSizeLimit) return "max_value_size must be at most 2G";
   if (o.sweep_interval_ms < 0) return "sweep_interval_ms must not be negative";
   if (o.sweep_budget == 0) return "sweep_budget must be positive";
   return "";

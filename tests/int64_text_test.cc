@@ -78,6 +78,8 @@ TEST_CASE("store settings are applied or refused with a message", "[settings]") 
   CHECK(o.compression_threshold == 2048);
   CHECK(ephpm::ApplySetting("compression_level", "-3", &o).empty());
   CHECK(o.compression_level == -3);
+  CHECK(ephpm::ApplySetting("max_value_size", "2G", &o).empty());
+  CHECK(o.max_value_size == ephpm::kMaxValueSizeLimit);
   CHECK(ephpm::ApplySetting("max_value_size", "1M", &o).empty());
   CHECK(ephpm::ApplySetting("shards", "256", &o).empty());
   CHECK(o.shards == 256);
@@ -90,6 +92,10 @@ TEST_CASE("store settings are applied or refused with a message", "[settings]") 
   CHECK(ephpm::ApplySetting("compression", "gzip", &o) != "");
   CHECK(ephpm::ApplySetting("compression_level", "23", &o) != "");
   CHECK(ephpm::ApplySetting("max_value_size", "0", &o) != "");
+  // An entry keeps a string's length in 32 bits: 2G is the most accepted.
+  CHECK(ephpm::ApplySetting("max_value_size", "2049M", &o).find("at most 2G") !=
+        std::string::npos);
+  CHECK(ephpm::ApplySetting("max_value_size", "4G", &o) != "");
   CHECK(ephpm::ApplySetting("nonsense", "1", &o) == "is not a store setting");
   CHECK(o.shards == before.shards);
   CHECK(o.memory_limit == before.memory_limit);

@@ -60,6 +60,12 @@ TEST_CASE("options are validated", "[store][options]") {
   o.max_value_size = 0;
   CHECK(Store::Create(o, &error) == nullptr);
   o = {};
+  o.max_value_size = ephpm::kMaxValueSizeLimit + 1;
+  CHECK(Store::Create(o, &error) == nullptr);
+  CHECK(error == "max_value_size must be at most 2G");
+  o.max_value_size = ephpm::kMaxValueSizeLimit;
+  CHECK(Store::Create(o, &error) != nullptr);
+  o = {};
   o.eviction_samples = 0;
   CHECK(Store::Create(o, &error) == nullptr);
   o = {};

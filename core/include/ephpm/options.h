@@ -25,6 +25,9 @@ enum class Compression : uint8_t { kOff, kZstd };
 
 // Hard limits that no option raises.
 inline constexpr size_t kMaxKeySize = 64 * 1024;  // bytes; longer keys are refused
+// The largest max_value_size accepted: an entry keeps a string's length in 32
+// bits, and a log record's body (key, value, header) must fit its u32 length.
+inline constexpr size_t kMaxValueSizeLimit = size_t{2} * 1024 * 1024 * 1024;
 
 struct StoreOptions {
   // Number of shards; a power of two in [1, 65536].
@@ -48,6 +51,7 @@ struct StoreOptions {
   int compression_level = 3;
 
   // Values longer than this are refused (Redis's proto-max-bulk-len default).
+  // At most kMaxValueSizeLimit.
   size_t max_value_size = 512u * 1024 * 1024;
 
   // Period of the background expiry sweeper; 0 = no sweeper thread (expired

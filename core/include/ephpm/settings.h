@@ -8,7 +8,7 @@
 //   compression            off | zstd                      off
 //   compression_threshold  bytes, K/M/G suffix             1024
 //   compression_level      integer -7..22                  3
-//   max_value_size         bytes, K/M/G suffix, >= 1       512M
+//   max_value_size         bytes, K/M/G suffix, 1..2G      512M
 //   shards                 power of two, 1..65536          64
 
 #ifndef EPHPM_SETTINGS_H_
