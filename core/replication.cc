@@ -46,10 +46,10 @@ bool DecodeHash(std::string_view in, HashFields* out) {
 std::string EncodedValue(const Entry& e) {
   switch (e.type) {
     case ValueType::kString: return e.value;
-    case ValueType::kHash: return EncodeHash(*e.hash);
-    case ValueType::kList: return EncodeList(*e.list);
-    case ValueType::kSet: return EncodeSet(*e.set);
-    case ValueType::kZSet: return EncodeZSet(*e.zset);
+    case ValueType::kHash: return EncodeHash(*e.hash());
+    case ValueType::kList: return EncodeList(*e.list());
+    case ValueType::kSet: return EncodeSet(*e.set());
+    case ValueType::kZSet: return EncodeZSet(*e.zset());
   }
   return e.value;
 }
@@ -57,10 +57,10 @@ std::string EncodedValue(const Entry& e) {
 uint64_t ValueSize(const Entry& e) {
   switch (e.type) {
     case ValueType::kString: return e.original_size;
-    case ValueType::kHash: return e.hash->size();
-    case ValueType::kList: return e.list->items.size();
-    case ValueType::kSet: return e.set->size();
-    case ValueType::kZSet: return e.zset->size();
+    case ValueType::kHash: return e.hash()->size();
+    case ValueType::kList: return e.list()->items.size();
+    case ValueType::kSet: return e.set()->size();
+    case ValueType::kZSet: return e.zset()->size();
   }
   return 0;
 }
@@ -87,10 +87,10 @@ bool EntryFromMutation(const Mutation& m, Entry* fresh) {
   fresh->expires_at = m.expires_at_ms;
   fresh->stamp = m.stamp;
   if (m.type == ValueType::kHash) {
-    fresh->hash = std::make_unique<HashFields>();
-    if (!DecodeHash(m.value, fresh->hash.get())) return false;
+    fresh->agg.Hold(std::make_unique<HashFields>());
+    if (!DecodeHash(m.value, fresh->hash())) return false;
     uint64_t fields = 0;
-    for (const auto& [f, v] : *fresh->hash) fields += FieldMem(f.size(), v.size());
+    for (const auto& [f, v] : *fresh->hash()) fields += FieldMem(f.size(), v.size());
     fresh->mem_size = HashEntryMem(m.key.size(), fields, fresh->expires_at != 0);
     return true;
   }
@@ -100,18 +100,18 @@ bool EntryFromMutation(const Mutation& m, Entry* fresh) {
     uint64_t (*entry_mem)(size_t, uint64_t, bool) = nullptr;
     switch (m.type) {
       case ValueType::kList:
-        fresh->list = std::make_unique<ListValue>();
-        ok = DecodeList(m.value, fresh->list.get(), &elements) && !fresh->list->items.empty();
+        fresh->agg.Hold(std::make_unique<ListValue>());
+        ok = DecodeList(m.value, fresh->list(), &elements) && !fresh->list()->items.empty();
         entry_mem = ListEntryMem;
         break;
       case ValueType::kSet:
-        fresh->set = std::make_unique<SetValue>();
-        ok = DecodeSet(m.value, fresh->set.get(), &elements) && fresh->set->size() > 0;
+        fresh->agg.Hold(std::make_unique<SetValue>());
+        ok = DecodeSet(m.value, fresh->set(), &elements) && fresh->set()->size() > 0;
         entry_mem = SetEntryMem;
         break;
       case ValueType::kZSet:
-        fresh->zset = std::make_unique<ZSetValue>();
-        ok = DecodeZSet(m.value, fresh->zset.get(), &elements) && fresh->zset->size() > 0;
+        fresh->agg.Hold(std::make_unique<ZSetValue>());
+        ok = DecodeZSet(m.value, fresh->zset(), &elements) && fresh->zset()->size() > 0;
         entry_mem = ZSetEntryMem;
         break;
       default:
@@ -121,9 +121,12 @@ bool EntryFromMutation(const Mutation& m, Entry* fresh) {
     fresh->mem_size = entry_mem(m.key.size(), elements, fresh->expires_at != 0);
     return true;
   }
+  // No value this store accepts is longer (Entry keeps the length in 32 bits).
+  const uint64_t original = m.compressed ? m.original_size : m.value.size();
+  if (original > kMaxValueSizeLimit) return false;
   fresh->value.assign(m.value.data(), m.value.size());
   fresh->compressed = m.compressed;
-  fresh->original_size = m.compressed ? m.original_size : m.value.size();
+  fresh->original_size = static_cast<uint32_t>(original);
   fresh->mem_size = EntryMem(m.key.size(), fresh->value.size(), fresh->expires_at != 0);
   // A lock stays pinned wherever it is held: should this node become the
   // owner (or the one that loaded it), it must not have evicted it.

@@ -104,31 +104,83 @@ struct KeyEq {
 // fill for FieldMem to follow it.
 using HashFields = absl::node_hash_map<std::string, std::string, FieldHash, FieldEq>;
 
+// The one aggregate an entry may hold (a hash, list, set or sorted set) as a
+// single owning pointer whose two low bits say which: one word in every
+// entry where four unique_ptrs took four (the entry is a third of the bytes
+// a small key costs).  Holding a new aggregate frees the one held before.
+class Aggregate {
+ public:
+  Aggregate() = default;
+  Aggregate(Aggregate&& o) noexcept : bits_(o.bits_) { o.bits_ = 0; }
+  Aggregate& operator=(Aggregate&& o) noexcept {
+    if (this != &o) {
+      Reset();
+      bits_ = o.bits_;
+      o.bits_ = 0;
+    }
+    return *this;
+  }
+  Aggregate(const Aggregate&) = delete;
+  Aggregate& operator=(const Aggregate&) = delete;
+  ~Aggregate() { Reset(); }
+
+  HashFields* hash() const { return As<HashFields>(kHashTag); }
+  ListValue* list() const { return As<ListValue>(kListTag); }
+  SetValue* set() const { return As<SetValue>(kSetTag); }
+  ZSetValue* zset() const { return As<ZSetValue>(kZSetTag); }
+
+  void Hold(std::unique_ptr<HashFields> p) { Put(p.release(), kHashTag); }
+  void Hold(std::unique_ptr<ListValue> p) { Put(p.release(), kListTag); }
+  void Hold(std::unique_ptr<SetValue> p) { Put(p.release(), kSetTag); }
+  void Hold(std::unique_ptr<ZSetValue> p) { Put(p.release(), kZSetTag); }
+
+  // Frees the aggregate held, if any.
+  void Reset() {
+    void* p = reinterpret_cast<void*>(bits_ & ~kTagMask);
+    const uintptr_t tag = bits_ & kTagMask;
+    bits_ = 0;
+    if (p == nullptr) return;
+    switch (tag) {
+      case kHashTag: delete static_cast<HashFields*>(p); break;
+      case kListTag: delete static_cast<ListValue*>(p); break;
+      case kSetTag: delete static_cast<SetValue*>(p); break;
+      default: delete static_cast<ZSetValue*>(p); break;
+    }
+  }
+
+ private:
+  static constexpr uintptr_t kHashTag = 0;
+  static constexpr uintptr_t kListTag = 1;
+  static constexpr uintptr_t kSetTag = 2;
+  static constexpr uintptr_t kZSetTag = 3;
+  static constexpr uintptr_t kTagMask = 3;
+  static_assert(alignof(HashFields) >= 4 && alignof(ListValue) >= 4 &&
+                    alignof(SetValue) >= 4 && alignof(ZSetValue) >= 4,
+                "the tag needs two free low bits in each pointer");
+
+  template <typename T>
+  T* As(uintptr_t tag) const {
+    return bits_ != 0 && (bits_ & kTagMask) == tag ? reinterpret_cast<T*>(bits_ & ~kTagMask)
+                                                   : nullptr;
+  }
+  void Put(void* p, uintptr_t tag) {
+    Reset();
+    if (p != nullptr) bits_ = reinterpret_cast<uintptr_t>(p) | tag;
+  }
+
+  uintptr_t bits_ = 0;  // the pointer | its tag; 0 = none
+};
+
+// One key's state.  104 B, so that with the key's string object the map's
+// node is a 144 B malloc chunk (176 B before the aggregate pointers became
+// one and the flags bits): the layout is part of the memory figures in
+// docs/BENCHMARKS.md, and a static_assert below keeps it.
 struct Entry {
   std::string value;           // as stored (a zstd frame when compressed)
-  std::unique_ptr<HashFields> hash;  // set exactly when type == kHash
-  std::unique_ptr<ListValue> list;   // set exactly when type == kList
-  std::unique_ptr<SetValue> set;     // set exactly when type == kSet
-  std::unique_ptr<ZSetValue> zset;   // set exactly when type == kZSet
+  Aggregate agg;               // set exactly when type is not kString
   int64_t expires_at = 0;      // absolute ms, 0 = none
   uint64_t version = 0;
-  uint64_t original_size = 0;  // bytes a reader gets back
   uint64_t mem_size = 0;       // accounted bytes for the whole entry
-  ValueType type = ValueType::kString;
-  bool compressed = false;
-  // A lock (set_nx with a TTL): eviction never takes it while it is live.
-  // Only ever set on a string with an expiry, so a TTL bounds how long a pin
-  // holds memory.
-  bool pinned = false;
-  // Written by a cluster decision that the other members have not confirmed
-  // yet: it stays on this node (a full sync leaves it out) until it is
-  // confirmed (ConfirmLocal) or forgotten (ForgetLocal).  Its stamp is
-  // fresh, so once out it could win over the cluster's state.
-  bool tentative = false;
-  // A lock held by a request of this process (Store::SetNxEphemeral): not
-  // logged nor snapshotted, so that a restart does not restore it.  Any
-  // write that replaces the entry clears it.
-  bool ephemeral = false;
   Stamp stamp;                 // the write that made this state (a cluster's order)
   // The fencing token the key carries (0 = none): a lock's grant (pinned
   // entries made by SetNxFenced) or the highest fence recorded by a fenced
@@ -137,50 +189,69 @@ struct Entry {
   uint64_t fence = 0;
   // Written by readers under the shared lock, hence atomic.
   mutable std::atomic<int64_t> last_access{0};
+  // Bytes a reader gets back (a string's; 0 for an aggregate).  32 bits:
+  // max_value_size is at most kMaxValueSizeLimit (options.h).
+  uint32_t original_size = 0;
+  ValueType type = ValueType::kString;
+  // The flags are bits of one byte, written only under the exclusive lock.
+  bool compressed : 1;
+  // A lock (set_nx with a TTL): eviction never takes it while it is live.
+  // Only ever set on a string with an expiry, so a TTL bounds how long a pin
+  // holds memory.
+  bool pinned : 1;
+  // Written by a cluster decision that the other members have not confirmed
+  // yet: it stays on this node (a full sync leaves it out) until it is
+  // confirmed (ConfirmLocal) or forgotten (ForgetLocal).  Its stamp is
+  // fresh, so once out it could win over the cluster's state.
+  bool tentative : 1;
+  // A lock held by a request of this process (Store::SetNxEphemeral): not
+  // logged nor snapshotted, so that a restart does not restore it.  Any
+  // write that replaces the entry clears it.
+  bool ephemeral : 1;
 
-  Entry() = default;
+  HashFields* hash() const { return agg.hash(); }
+  ListValue* list() const { return agg.list(); }
+  SetValue* set() const { return agg.set(); }
+  ZSetValue* zset() const { return agg.zset(); }
+
+  Entry() : compressed(false), pinned(false), tentative(false), ephemeral(false) {}
   // The map moves entries only under the exclusive lock (rehash), so a
   // relaxed copy of last_access is exact.
   Entry(Entry&& o) noexcept
       : value(std::move(o.value)),
-        hash(std::move(o.hash)),
-        list(std::move(o.list)),
-        set(std::move(o.set)),
-        zset(std::move(o.zset)),
+        agg(std::move(o.agg)),
         expires_at(o.expires_at),
         version(o.version),
-        original_size(o.original_size),
         mem_size(o.mem_size),
+        stamp(o.stamp),
+        fence(o.fence),
+        last_access(o.last_access.load(std::memory_order_relaxed)),
+        original_size(o.original_size),
         type(o.type),
         compressed(o.compressed),
         pinned(o.pinned),
         tentative(o.tentative),
-        ephemeral(o.ephemeral),
-        stamp(o.stamp),
-        fence(o.fence),
-        last_access(o.last_access.load(std::memory_order_relaxed)) {}
+        ephemeral(o.ephemeral) {}
   Entry& operator=(Entry&& o) noexcept {
     value = std::move(o.value);
-    hash = std::move(o.hash);
-    list = std::move(o.list);
-    set = std::move(o.set);
-    zset = std::move(o.zset);
+    agg = std::move(o.agg);
     expires_at = o.expires_at;
     version = o.version;
-    original_size = o.original_size;
     mem_size = o.mem_size;
+    stamp = o.stamp;
+    fence = o.fence;
+    last_access.store(o.last_access.load(std::memory_order_relaxed),
+                      std::memory_order_relaxed);
+    original_size = o.original_size;
     type = o.type;
     compressed = o.compressed;
     pinned = o.pinned;
     tentative = o.tentative;
     ephemeral = o.ephemeral;
-    stamp = o.stamp;
-    fence = o.fence;
-    last_access.store(o.last_access.load(std::memory_order_relaxed),
-                      std::memory_order_relaxed);
     return *this;
   }
 };
+static_assert(sizeof(Entry) <= 104, "Entry grew: see its comment");
 
 // Node-based: a slot is a pointer to one allocation holding the key and its
 // entry.  A flat table would hold the entry itself in every slot, and since

@@ -30,7 +30,7 @@ Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, P
                               bool* changed) {
   Entry fresh;
   fresh.value = std::move(p->stored);
-  fresh.original_size = p->original_size;
+  fresh.original_size = static_cast<uint32_t>(p->original_size);  // <= max_value_size
   fresh.compressed = p->compressed;
   fresh.type = ValueType::kString;
   fresh.expires_at = expires_at;
@@ -116,10 +116,7 @@ void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* fr
     }
   }
   e.value = std::move(from->value);
-  e.hash = std::move(from->hash);  // a string replaces a hash, as SET does
-  e.list = std::move(from->list);
-  e.set = std::move(from->set);
-  e.zset = std::move(from->zset);
+  e.agg = std::move(from->agg);  // a string replaces a hash, as SET does
   e.original_size = from->original_size;
   e.compressed = from->compressed;
   e.type = from->type;

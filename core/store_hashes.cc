@@ -38,7 +38,7 @@ Status Store::Impl::ReadHash(std::string_view key, Read read) const {
   }
   if (it->second.type != ValueType::kHash) return Status::kWrongType;
   if (lru()) it->second.last_access.store(clock_->CoarseMs(), std::memory_order_relaxed);
-  read(static_cast<const HashFields*>(it->second.hash.get()));
+  read(static_cast<const HashFields*>(it->second.hash()));
   return Status::kOk;
 }
 
@@ -111,15 +111,15 @@ Status Store::Impl::HDel(std::string_view key, const std::vector<std::string_vie
         if (e.type != ValueType::kHash) return Status::kWrongType;
         uint64_t freed = 0;
         for (std::string_view f : fields) {
-          auto fi = e.hash->find(f);
-          if (fi == e.hash->end()) continue;
+          auto fi = e.hash()->find(f);
+          if (fi == e.hash()->end()) continue;
           freed += FieldMem(fi->first.size(), fi->second.size());
-          e.hash->erase(fi);
+          e.hash()->erase(fi);
           ++*removed;
         }
         if (*removed == 0) return Status::kOk;
         *changed = true;
-        if (e.hash->empty()) {  // the last field takes the key with it
+        if (e.hash()->empty()) {  // the last field takes the key with it
           DeleteLocked(s, it, key);
           return Status::kOk;
         }
@@ -141,8 +141,8 @@ Status Store::Impl::HUpdateField(std::string_view key, std::string_view field, U
     if (it != s.map.end() && it->second.type != ValueType::kHash) return Status::kWrongType;
     const std::string* current = nullptr;
     if (it != s.map.end()) {
-      auto fi = it->second.hash->find(field);
-      if (fi != it->second.hash->end()) current = &fi->second;
+      auto fi = it->second.hash()->find(field);
+      if (fi != it->second.hash()->end()) current = &fi->second;
     }
     std::string next;
     const Status us = update(current, &next);
@@ -183,7 +183,7 @@ Status Store::Impl::HSetLocked(
     int64_t now, int64_t* added, uint64_t* shortfall, bool* changed) {
   *added = 0;
   const bool exists = it != s.map.end();
-  const HashFields* h = exists ? it->second.hash.get() : nullptr;
+  const HashFields* h = exists ? it->second.hash() : nullptr;
   // The last value of a repeated field wins.
   absl::flat_hash_map<std::string_view, std::string_view> want;
   for (const auto& [f, v] : fields) {
@@ -226,24 +226,24 @@ Status Store::Impl::HSetLocked(
           made->reserve(staged.size());
           it = EmplaceLocked(s, hk);
         } else {
-          it->second.hash->reserve(it->second.hash->size() + staged.size());
+          it->second.hash()->reserve(it->second.hash()->size() + staged.size());
         }
       },
       [] {},
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
         Entry& e = it->second;
         if (!exists) {
-          e.hash = std::move(made);
+          e.agg.Hold(std::move(made));
           e.type = ValueType::kHash;
           e.value.clear();
           e.original_size = 0;
           e.compressed = false;
           e.expires_at = 0;
         }
-        for (auto& [f, v] : overwrite) e.hash->find(f)->second.swap(v);
+        for (auto& [f, v] : overwrite) e.hash()->find(f)->second.swap(v);
         // Room reserved: no allocation.
         while (!staged.empty()) {
-          e.hash->insert(staged.extract(staged.begin()));
+          e.hash()->insert(staged.extract(staged.begin()));
           ++*added;
         }
         e.mem_size = new_mem;

@@ -704,29 +704,29 @@ Status Store::Impl::Object(std::string_view key, Store::ObjectShape* shape) cons
       break;
     }
     case ValueType::kHash:
-      shape->size = e.hash->size();
-      for (const auto& [f, v] : *e.hash) {
+      shape->size = e.hash()->size();
+      for (const auto& [f, v] : *e.hash()) {
         longest(f.size());
         longest(v.size());
       }
       break;
     case ValueType::kList:
-      shape->size = e.list->items.size();
-      for (const auto& v : e.list->items) longest(v.size());
+      shape->size = e.list()->items.size();
+      for (const auto& v : e.list()->items) longest(v.size());
       break;
     case ValueType::kSet: {
-      shape->size = e.set->size();
+      shape->size = e.set()->size();
       shape->integers = true;
       int64_t unused = 0;
-      for (const auto& [m, pos] : e.set->index) {
+      for (const auto& [m, pos] : e.set()->index) {
         longest(m.size());
         if (shape->integers && !ParseInt64(m, &unused)) shape->integers = false;
       }
       break;
     }
     case ValueType::kZSet:
-      shape->size = e.zset->size();
-      for (const auto& [m, score] : e.zset->scores) longest(m.size());
+      shape->size = e.zset()->size();
+      for (const auto& [m, score] : e.zset()->scores) longest(m.size());
       break;
   }
   return Status::kOk;

@@ -68,7 +68,7 @@ Status Store::Impl::ListPush(std::string_view key, const std::vector<std::string
     if (exists && it->second.type != ValueType::kList) return Status::kWrongType;
     if (!exists && only_if_exists) return Status::kOk;
     if (elements.empty()) {
-      *length = exists ? static_cast<int64_t>(it->second.list->items.size()) : 0;
+      *length = exists ? static_cast<int64_t>(it->second.list()->items.size()) : 0;
       return Status::kOk;
     }
     uint64_t grow = 0;
@@ -85,7 +85,7 @@ Status Store::Impl::ListPush(std::string_view key, const std::vector<std::string
             made = std::make_unique<ListValue>();
             l = made.get();
           } else {
-            l = it->second.list.get();
+            l = it->second.list();
           }
           for (std::string_view v : elements) {
             // push_front/push_back change nothing when they throw.
@@ -100,7 +100,7 @@ Status Store::Impl::ListPush(std::string_view key, const std::vector<std::string
         },
         [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
           if (!exists) return;  // `made` goes with the lambda's scope
-          auto& items = it->second.list->items;
+          auto& items = it->second.list()->items;
           for (; pushed > 0; --pushed) {
             if (left) {
               items.pop_front();
@@ -112,7 +112,7 @@ Status Store::Impl::ListPush(std::string_view key, const std::vector<std::string
         [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
           Entry& e = it->second;
           if (!exists) {
-            e.list = std::move(made);
+            e.agg.Hold(std::move(made));
             e.type = ValueType::kList;
             e.value.clear();
             e.original_size = 0;
@@ -124,7 +124,7 @@ Status Store::Impl::ListPush(std::string_view key, const std::vector<std::string
           e.last_access.store(now, std::memory_order_relaxed);
         });
     if (!installed) return Status::kOutOfMemory;
-    *length = static_cast<int64_t>(it->second.list->items.size());
+    *length = static_cast<int64_t>(it->second.list()->items.size());
     PublishLocked(s, Mutation::Kind::kSet, hk.key, &it->second);
     *changed = true;
     return Status::kOk;
@@ -143,7 +143,7 @@ Status Store::Impl::ListPop(std::string_view key, bool left, size_t count,
         Entry& e = it->second;
         if (e.type != ValueType::kList) return Status::kWrongType;
         if (count == 0) return Status::kOk;
-        auto& items = e.list->items;
+        auto& items = e.list()->items;
         const size_t n = std::min(count, items.size());
         out->reserve(n);  // the one allocation, before anything changes
         uint64_t freed = 0;
@@ -180,7 +180,7 @@ Status Store::Impl::ReadList(std::string_view key, Read read) const {
   }
   if (it->second.type != ValueType::kList) return Status::kWrongType;
   if (lru()) it->second.last_access.store(clock_->CoarseMs(), std::memory_order_relaxed);
-  read(static_cast<const ListValue*>(it->second.list.get()));
+  read(static_cast<const ListValue*>(it->second.list()));
   return Status::kOk;
 }
 
@@ -224,7 +224,7 @@ Status Store::Impl::ListSet(std::string_view key, int64_t index, std::string_vie
     auto it = FindLiveForWriteLocked(s, hk, now, changed);
     if (it == s.map.end()) return Status::kNotFound;
     if (it->second.type != ValueType::kList) return Status::kWrongType;
-    auto& items = it->second.list->items;
+    auto& items = it->second.list()->items;
     size_t at = 0;
     if (!ResolveIndex(index, static_cast<int64_t>(items.size()), &at)) return Status::kOk;
     *in_range = true;
@@ -258,7 +258,7 @@ Status Store::Impl::ListRem(std::string_view key, int64_t count, std::string_vie
         if (it == s.map.end()) return Status::kOk;
         Entry& e = it->second;
         if (e.type != ValueType::kList) return Status::kWrongType;
-        auto& items = e.list->items;
+        auto& items = e.list()->items;
         const size_t n = items.size();
         // |count| as an unsigned limit (0: all), without negating INT64_MIN.
         const uint64_t limit =
@@ -303,7 +303,7 @@ Status Store::Impl::ListTrim(std::string_view key, int64_t start, int64_t stop) 
         if (it == s.map.end()) return Status::kOk;
         Entry& e = it->second;
         if (e.type != ValueType::kList) return Status::kWrongType;
-        auto& items = e.list->items;
+        auto& items = e.list()->items;
         int64_t from = 0, to = -1;
         if (!ClampRange(start, stop, static_cast<int64_t>(items.size()), &from, &to)) {
           *changed = true;
@@ -338,7 +338,7 @@ Status Store::Impl::ListInsert(std::string_view key, bool before, std::string_vi
     auto it = FindLiveForWriteLocked(s, hk, now, changed);
     if (it == s.map.end()) return Status::kOk;
     if (it->second.type != ValueType::kList) return Status::kWrongType;
-    auto& items = it->second.list->items;
+    auto& items = it->second.list()->items;
     auto at = std::find(items.begin(), items.end(), pivot);
     if (at == items.end()) {
       *length = -1;
@@ -420,7 +420,7 @@ Status Store::Impl::ListMoveLocked(Shard& a, Shard& b, const HashedKey& hs, cons
   if (sit == a.map.end()) return Status::kNotFound;
   if (sit->second.type != ValueType::kList) return Status::kWrongType;
   if (dit != b.map.end() && dit->second.type != ValueType::kList) return Status::kWrongType;
-  auto& sitems = sit->second.list->items;
+  auto& sitems = sit->second.list()->items;
   const std::string& picked = from_left ? sitems.front() : sitems.back();
   moved->assign(picked);  // the caller's copy, before anything changes
 
@@ -462,16 +462,16 @@ Status Store::Impl::ListMoveLocked(Shard& a, Shard& b, const HashedKey& hs, cons
           dit = EmplaceLocked(b, hd);
           sit = a.map.find(hs);  // the insert may have rehashed a shared table
         } else if (to_left) {
-          dit->second.list->items.push_front(*moved);
+          dit->second.list()->items.push_front(*moved);
         } else {
-          dit->second.list->items.push_back(*moved);
+          dit->second.list()->items.push_back(*moved);
         }
       },
       [] {},
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu) {
         Entry& de = dit->second;
         if (!dst_existed) {
-          de.list = std::move(made);
+          de.agg.Hold(std::move(made));
           de.type = ValueType::kList;
           de.value.clear();
           de.original_size = 0;
@@ -483,9 +483,9 @@ Status Store::Impl::ListMoveLocked(Shard& a, Shard& b, const HashedKey& hs, cons
         de.last_access.store(now, std::memory_order_relaxed);
         Entry& se = sit->second;
         if (from_left) {
-          se.list->items.pop_front();
+          se.list()->items.pop_front();
         } else {
-          se.list->items.pop_back();
+          se.list()->items.pop_back();
         }
         // Transact settles the total for both entries.
         se.mem_size = src_new_mem;

@@ -49,7 +49,7 @@ Status Store::Impl::SAdd(std::string_view key, const std::vector<std::string_vie
     auto it = FindLiveForWriteLocked(s, hk, now, changed);
     const bool exists = it != s.map.end();
     if (exists && it->second.type != ValueType::kSet) return Status::kWrongType;
-    SetValue* set = exists ? it->second.set.get() : nullptr;
+    SetValue* set = exists ? it->second.set() : nullptr;
     // The members new to the set, each once.
     absl::flat_hash_set<std::string_view> seen;
     std::vector<std::string_view> fresh;
@@ -90,7 +90,7 @@ Status Store::Impl::SAdd(std::string_view key, const std::vector<std::string_vie
         [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
           Entry& e = it->second;
           if (!exists) {
-            e.set = std::move(made);
+            e.agg.Hold(std::move(made));
             e.type = ValueType::kSet;
             e.value.clear();
             e.original_size = 0;
@@ -122,7 +122,7 @@ Status Store::Impl::SRem(std::string_view key, const std::vector<std::string_vie
         if (e.type != ValueType::kSet) return Status::kWrongType;
         uint64_t freed = 0;
         for (std::string_view m : members) {
-          if (!SetRemove(e.set.get(), m)) continue;
+          if (!SetRemove(e.set(), m)) continue;
           freed += SetMemberMem(m.size());
           ++*removed;
         }
@@ -130,7 +130,7 @@ Status Store::Impl::SRem(std::string_view key, const std::vector<std::string_vie
         *changed = true;
         e.mem_size -= freed;  // what the empty set's removal below gives back
         Release(e.mem_size, e.mem_size + freed);
-        if (e.set->size() == 0) {  // the last member takes the key with it
+        if (e.set()->size() == 0) {  // the last member takes the key with it
           DeleteLocked(s, it, key);
           return Status::kOk;
         }
@@ -153,7 +153,7 @@ Status Store::Impl::ReadSet(std::string_view key, Read read) const {
   }
   if (it->second.type != ValueType::kSet) return Status::kWrongType;
   if (lru()) it->second.last_access.store(clock_->CoarseMs(), std::memory_order_relaxed);
-  read(static_cast<const SetValue*>(it->second.set.get()));
+  read(static_cast<const SetValue*>(it->second.set()));
   return Status::kOk;
 }
 
@@ -198,7 +198,7 @@ Status Store::Impl::SPop(std::string_view key, uint64_t count, std::vector<std::
         if (it == s.map.end()) return Status::kOk;
         Entry& e = it->second;
         if (e.type != ValueType::kSet) return Status::kWrongType;
-        SetValue* set = e.set.get();
+        SetValue* set = e.set();
         const size_t n = static_cast<size_t>(std::min<uint64_t>(count, set->size()));
         if (n == 0) return Status::kOk;
         popped->reserve(n);  // the one allocation, before anything changes
@@ -296,13 +296,13 @@ Status Store::Impl::SMoveLocked(Shard& a, Shard& b, const HashedKey& hs, const H
   const bool dst_exists = dst != b.map.end();
   if (src->second.type != ValueType::kSet) return Status::kWrongType;
   if (dst_exists && dst->second.type != ValueType::kSet) return Status::kWrongType;
-  SetValue* ss = src->second.set.get();
+  SetValue* ss = src->second.set();
   if (hs.key == hd.key) {  // the same set: nothing moves
     *moved = ss->contains(member);
     return Status::kOk;
   }
   if (!ss->contains(member)) return Status::kOk;
-  SetValue* ds = dst_exists ? dst->second.set.get() : nullptr;
+  SetValue* ds = dst_exists ? dst->second.set() : nullptr;
   const bool dst_has = ds != nullptr && ds->contains(member);
   const uint64_t mm = SetMemberMem(member.size());
   const uint64_t src_old = src->second.mem_size;
@@ -329,13 +329,13 @@ Status Store::Impl::SMoveLocked(Shard& a, Shard& b, const HashedKey& hs, const H
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu) {
         src = a.map.find(hs);  // the insert may have rehashed a shared table
         Entry& se = src->second;
-        SetRemove(se.set.get(), member);
+        SetRemove(se.set(), member);
         se.mem_size = src_old - mm;
         se.version = ++a.last_version;
         if (dst_has) return;
         Entry& de = dst->second;
         if (!dst_exists) {
-          de.set = std::move(made);
+          de.agg.Hold(std::move(made));
           de.type = ValueType::kSet;
           de.value.clear();
           de.original_size = 0;
@@ -349,7 +349,7 @@ Status Store::Impl::SMoveLocked(Shard& a, Shard& b, const HashedKey& hs, const H
   if (!installed) return Status::kOutOfMemory;
   *moved = true;
   *changed_a = true;
-  if (src->second.set->size() == 0) {
+  if (src->second.set()->size() == 0) {
     DeleteLocked(a, src, hs.key);
   } else {
     PublishLocked(a, Mutation::Kind::kSet, hs.key, &src->second);
@@ -375,7 +375,7 @@ Status Store::Impl::SetsLocked(const std::vector<HashedKey>& keys, int64_t now,
     }
     if (it->second.type != ValueType::kSet) return Status::kWrongType;
     if (lru()) it->second.last_access.store(now, std::memory_order_relaxed);
-    sets->push_back(it->second.set.get());
+    sets->push_back(it->second.set());
   }
   return Status::kOk;
 }
@@ -540,7 +540,7 @@ Status Store::Impl::SCombineStore(Store::SetOp op, std::string_view dst,
                 // Replaced: its TTL and any pin go with it.
                 Entry from;
                 from.type = ValueType::kSet;
-                from.set = std::move(made);
+                from.agg.Hold(std::move(made));
                 FillLocked(ds, it, exists, &from, new_mem, now);
               });
           if (installed) {

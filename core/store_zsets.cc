@@ -136,9 +136,9 @@ struct Source {
 // The source a live entry makes: kWrongType unless a sorted set or a set.
 Status SourceOf(const Entry& e, Source* src) {
   if (e.type == ValueType::kZSet) {
-    src->z = e.zset.get();
+    src->z = e.zset();
   } else if (e.type == ValueType::kSet) {
-    src->set = e.set.get();
+    src->set = e.set();
   } else {
     return Status::kWrongType;
   }
@@ -249,7 +249,7 @@ Status Store::Impl::ReadZSet(std::string_view key, Read read) const {
   }
   if (it->second.type != ValueType::kZSet) return Status::kWrongType;
   if (lru()) it->second.last_access.store(clock_->CoarseMs(), std::memory_order_relaxed);
-  return read(static_cast<const ZSetValue*>(it->second.zset.get()));
+  return read(static_cast<const ZSetValue*>(it->second.zset()));
 }
 
 Status Store::Impl::ZScore(std::string_view key, std::string_view member, double* score) const {
@@ -379,7 +379,7 @@ Status Store::Impl::ZAdd(std::string_view key,
     const bool exists = it != s.map.end();
     if (exists && it->second.type != ValueType::kZSet) return Status::kWrongType;
     if (!exists && (flags & Store::kZAddXx) != 0) return Status::kOk;
-    ZSetValue* z = exists ? it->second.zset.get() : nullptr;
+    ZSetValue* z = exists ? it->second.zset() : nullptr;
 
     // What the pairs do, applied one after the other as Redis does: each
     // member's final score.  `stored` views an existing member's bytes.
@@ -519,7 +519,7 @@ Status Store::Impl::ZAdd(std::string_view key,
         [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
           Entry& e = it->second;
           if (!exists) {
-            e.zset = std::move(made);
+            e.agg.Hold(std::move(made));
             e.type = ValueType::kZSet;
             e.value.clear();
             e.original_size = 0;
@@ -553,7 +553,7 @@ Status Store::Impl::ZRem(std::string_view key, const std::vector<std::string_vie
         if (it == s.map.end()) return Status::kOk;
         Entry& e = it->second;
         if (e.type != ValueType::kZSet) return Status::kWrongType;
-        ZSetValue& z = *e.zset;
+        ZSetValue& z = *e.zset();
         uint64_t freed = 0;
         for (std::string_view m : members) {
           auto mi = z.scores.find(m);
@@ -582,7 +582,7 @@ void Store::Impl::ZRemoveRanksLocked(Shard& s, Map::iterator it, std::string_vie
                                      bool* changed) {
   if (first >= last) return;
   Entry& e = it->second;
-  ZSetValue& z = *e.zset;
+  ZSetValue& z = *e.zset();
   if (out != nullptr) {  // copied before anything changes
     out->reserve(last - first);
     auto oi = z.order.find_by_order(descending ? last - 1 : first);
@@ -629,7 +629,7 @@ Status Store::Impl::ZRemRange(std::string_view key, const ZRangeSpec& spec, int6
         ZRangeSpec ascending = spec;
         ascending.reverse = false;
         size_t first = 0, last = 0;
-        Select(it->second.zset->order, ascending, &first, &last);
+        Select(it->second.zset()->order, ascending, &first, &last);
         *removed = static_cast<int64_t>(last - first);
         ZRemoveRanksLocked(s, it, key, first, last, false, nullptr, changed);
         return Status::kOk;
@@ -645,7 +645,7 @@ Status Store::Impl::ZPop(std::string_view key, bool max, int64_t count, ZMembers
         auto it = FindLiveForWriteLocked(s, hk, now, changed);
         if (it == s.map.end()) return Status::kOk;
         if (it->second.type != ValueType::kZSet) return Status::kWrongType;
-        const size_t n = it->second.zset->size();
+        const size_t n = it->second.zset()->size();
         const size_t k = std::min(n, static_cast<size_t>(count));
         if (max) {
           ZRemoveRanksLocked(s, it, key, n - k, n, true, out, changed);
@@ -671,11 +671,11 @@ Status Store::Impl::ZReplaceLocked(
   }
   Entry fresh;
   fresh.type = ValueType::kZSet;
-  fresh.zset = std::make_unique<ZSetValue>();
-  fresh.zset->scores.reserve(members.size());
+  fresh.agg.Hold(std::make_unique<ZSetValue>());
+  fresh.zset()->scores.reserve(members.size());
   uint64_t elements = 0;
   for (const auto& [m, sc] : members) {
-    ZSetPut(fresh.zset.get(), m, Canonical(sc));
+    ZSetPut(fresh.zset(), m, Canonical(sc));
     elements += ZSetMemberMem(m.size());
   }
   fresh.mem_size = ZSetEntryMem(hd.key.size(), elements, false);
@@ -849,7 +849,7 @@ Status Store::Impl::ZRangeStore(std::string_view dst, std::string_view src,
         if (it->second.type != ValueType::kZSet) {
           st = Status::kWrongType;
         } else {
-          ForRange(it->second.zset->order, spec, [&](std::string_view m, double sc, size_t) {
+          ForRange(it->second.zset()->order, spec, [&](std::string_view m, double sc, size_t) {
             members.emplace_back(m, sc);
           });
         }
@@ -896,7 +896,7 @@ Status Store::Impl::ZMPop(const std::vector<std::string_view>& keys, bool max, i
         st = Status::kWrongType;
         return;
       }
-      const size_t n = it->second.zset->size();
+      const size_t n = it->second.zset()->size();
       const size_t k = std::min(n, static_cast<size_t>(count));
       if (k == 0) return;  // COUNT 0 pops nothing (as ZPop)
       *which = i;

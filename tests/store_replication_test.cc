@@ -474,6 +474,31 @@ TEST_CASE("a replicated pin without a TTL is ignored: pinned memory stays bounde
   CHECK(replica.store->Stats().pinned_keys == 0);
 }
 
+TEST_CASE("a replicated value longer than any value the store accepts is refused",
+          "[replication]") {
+  // An entry keeps a string's length in 32 bits (kMaxValueSizeLimit): a
+  // compressed frame claiming more is malformed, not truncated.
+  ManualClock clock;
+  uint64_t hlc = 0;
+  Node replica(2, &hlc, &clock);
+  REQUIRE(replica.store->Set("k", "before", 0) == Status::kOk);
+  const uint64_t used = replica.store->Stats().memory_used;
+  Mutation m;
+  m.kind = Mutation::Kind::kSet;
+  m.key = "k";
+  m.value = "frame";
+  m.compressed = true;
+  m.original_size = uint64_t{ephpm::kMaxValueSizeLimit} + 1;
+  m.stamp = Stamp{uint64_t{1} << 60, 9};
+  CHECK_FALSE(replica.store->ApplyReplicated(m));
+  m.original_size = uint64_t{1} << 32;  // would read back as 0 in 32 bits
+  CHECK_FALSE(replica.store->ApplyReplicated(m));
+  std::string v;
+  REQUIRE(replica.store->Get("k", &v) == Status::kOk);
+  CHECK(v == "before");
+  CHECK(replica.store->Stats().memory_used == used);
+}
+
 TEST_CASE("an allocation failure inside del, expire, expireat and persist is an error, "
           "never an exception", "[replication][oom]") {
   // These reach the replicator (and allocate) after the store decided; the
