@@ -141,10 +141,11 @@ void Store::Impl::ApplyRecovered(const Mutation& m) {
   // is then expired.
   if (m.kind == Mutation::Kind::kSet) {
     Entry fresh;  // built outside the lock
-    // The engine checked the record's checksum, so a hash that does not
-    // decode was written so by a store with a bug: said, and skipped.
+    // The engine checked the record's checksum, so an aggregate that does
+    // not decode (or a value longer than any the store accepts) was written
+    // so by a store with a bug: said, and skipped.
     if (!EntryFromMutation(m, &fresh)) {
-      std::fprintf(stderr, "ephpm: the hash record of a key of %zu bytes does not decode; "
+      std::fprintf(stderr, "ephpm: the record of a key of %zu bytes does not decode; "
                    "skipped\n", m.key.size());
       return;
     }
