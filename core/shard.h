@@ -23,6 +23,7 @@
 #include "absl/hash/hash.h"
 #include "aggregates.h"
 #include "ephpm/types.h"
+#include "key.h"
 #include "random.h"
 #include "shared_mutex.h"
 
@@ -82,6 +83,7 @@ struct KeyHash {
   size_t operator()(const HashedKey& k) const { return k.map_hash; }
   size_t operator()(std::string_view k) const { return HashKey(k).map_hash; }
   size_t operator()(const std::string& k) const { return HashKey(k).map_hash; }
+  size_t operator()(const Key& k) const { return HashKey(k.view()).map_hash; }
 };
 
 struct KeyEq {
@@ -89,6 +91,7 @@ struct KeyEq {
   static std::string_view View(const HashedKey& k) { return k.key; }
   static std::string_view View(std::string_view k) { return k; }
   static std::string_view View(const std::string& k) { return k; }
+  static std::string_view View(const Key& k) { return k.view(); }
   template <typename A, typename B>
   bool operator()(const A& a, const B& b) const {
     return View(a) == View(b);
@@ -253,13 +256,13 @@ struct Entry {
 };
 static_assert(sizeof(Entry) <= 104, "Entry grew: see its comment");
 
-// Node-based: a slot is a pointer to one allocation holding the key and its
-// entry.  A flat table would hold the entry itself in every slot, and since
+// Node-based: a slot is a pointer to one allocation holding the key (a Key:
+// up to 30 bytes inline) and its entry.  A flat table would hold the entry itself in every slot, and since
 // a table runs between 7/16 and 7/8 full, an idle slot would cost as much
 // as an entry (measured: 466 B of resident memory per 16 B key with a 64 B
 // value, against 307 B with nodes; docs/BENCHMARKS.md "Issue 19: memory
 // per key").
-using Map = absl::node_hash_map<std::string, Entry, KeyHash, KeyEq>;
+using Map = absl::node_hash_map<Key, Entry, KeyHash, KeyEq>;
 
 // Expiry index: (expires_at, the entry's key), earliest first.  An item
 // points at the key inside the entry's map node, which does not move while
@@ -269,11 +272,11 @@ using Map = absl::node_hash_map<std::string, Entry, KeyHash, KeyEq>;
 // inserted, it is found again by the same (expiry, address).
 struct TtlItem {
   int64_t at;
-  const std::string* key;
+  const Key* key;
 };
 struct TtlLess {
   bool operator()(const TtlItem& a, const TtlItem& b) const {
-    return a.at != b.at ? a.at < b.at : std::less<const std::string*>()(a.key, b.key);
+    return a.at != b.at ? a.at < b.at : std::less<const Key*>()(a.key, b.key);
   }
 };
 using TtlIndex = absl::btree_set<TtlItem, TtlLess>;
@@ -295,15 +298,16 @@ inline bool IsExpired(const Entry& e, const Now& now) {
 //
 // The map's node (key and entry objects) and the entry's share of the table.
 constexpr uint64_t kEntryOverhead =
-    MallocChunk(sizeof(std::pair<const std::string, Entry>)) + kNodeSlotShare;
+    MallocChunk(sizeof(std::pair<const Key, Entry>)) + kNodeSlotShare;
 // An item of the expiry index: the 16 B item in a b-tree node (about fifteen
 // to a 256 B node, three quarters full on average).
 constexpr uint64_t kTtlOverhead = sizeof(TtlItem) * 4 / 3 + 4;
 
-// The key's bytes outside the entry's node: its buffer, and its item in the
-// expiry index.
+// The key's bytes outside the entry's node: its buffer when it does not fit
+// in the Key object (key.h: no terminating NUL), and its item in the expiry
+// index.
 inline uint64_t KeyMem(size_t key_len, bool has_ttl) {
-  const uint64_t heap = StringHeapMem(key_len);
+  const uint64_t heap = key_len <= Key::kInline ? 0 : MallocChunk(key_len);
   return has_ttl ? heap + kTtlOverhead : heap;
 }
 

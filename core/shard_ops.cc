@@ -77,7 +77,7 @@ bool Store::Impl::InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& h
       });
 }
 
-bool Store::Impl::InsertTtlLocked(Shard& s, const std::string& key, int64_t expires_at,
+bool Store::Impl::InsertTtlLocked(Shard& s, const Key& key, int64_t expires_at,
                                   int64_t old_expiry) {
   if (expires_at == 0 || expires_at == old_expiry) return false;
   return s.ttl.insert(TtlItem{expires_at, &key}).second;

@@ -849,7 +849,7 @@ class Store::Impl {
   // Inserts the index item of a new expiry (not when it is 0 or the entry's
   // old one) for the entry whose map node holds `key`; whether it did, for
   // an undo.  May throw bad_alloc.
-  bool InsertTtlLocked(Shard& s, const std::string& key, int64_t expires_at, int64_t old_expiry)
+  bool InsertTtlLocked(Shard& s, const Key& key, int64_t expires_at, int64_t old_expiry)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
   // A new, empty slot for `hk`.  May throw bad_alloc.

@@ -113,7 +113,7 @@ Status Store::Impl::Keys(std::string_view pattern, std::vector<std::string>* out
     const int64_t now = clock_->NowMs();
     for (const auto& [k, e] : s.map) {
       if (IsExpired(e, now)) continue;
-      if (all || GlobMatch(pattern, k)) out->push_back(k);
+      if (all || GlobMatch(pattern, k)) out->push_back(k.str());
     }
   }
   return Status::kOk;
@@ -309,7 +309,7 @@ Status Store::Impl::Scan(uint64_t cursor, std::string_view pattern, size_t count
         if (IsExpired(e, now)) continue;
         if (type && e.type != *type) continue;
         if (!pattern.empty() && pattern != "*" && !GlobMatch(pattern, k)) continue;
-        keys->push_back(k);
+        keys->push_back(k.str());
       }
     }
     if (visited >= count && i < shard_mask_) {

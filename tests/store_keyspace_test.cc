@@ -306,12 +306,13 @@ TEST_CASE("Copy copies every type with its TTL, accounted exactly") {
     REQUIRE(s->Inspect(dst, &b) == Status::kOk);
     CHECK(a.type == b.type);
     CHECK(a.value_size == b.value_size);
-    // Both keys fit in the key object (15 bytes or fewer): the same size.
+    // Both keys fit in the key object (30 bytes or fewer): the same size.
     CHECK(b.mem_size == a.mem_size);
     CHECK(a.expires_at_ms == b.expires_at_ms);
     // A key too long for that has a buffer of its own (one: the expiry
     // index points at the entry's key, it does not copy it).
-    const std::string long_dst = "a-copy-under-a-long-name-" + std::to_string(growth.size());
+    const std::string long_dst =
+        "a-copy-under-a-name-longer-than-a-key-holds-" + std::to_string(growth.size());
     REQUIRE(s->Copy(k, long_dst, 0, false, &copied) == Status::kOk);
     ephpm::EntryInfo c;
     REQUIRE(s->Inspect(long_dst, &c) == Status::kOk);

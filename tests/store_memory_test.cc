@@ -75,10 +75,15 @@ TEST_CASE("an entry's size counts key, value and TTL index", "[store][memory]") 
   CHECK(EntrySize(10, 100, false) - EntrySize(10, 0, false) == 112);
   CHECK(EntrySize(10, 103, false) - EntrySize(10, 0, false) == 112);
   CHECK(EntrySize(10, 104, false) - EntrySize(10, 0, false) == 128);
-  // The same for a key.  The expiry index points at the entry's key rather
-  // than copying it: a TTL costs the same whatever the key's length.
+  // A key lives in its Key object up to 30 bytes (core/key.h), beyond that
+  // in a buffer of exactly its size (no terminating NUL).  The expiry index
+  // points at the entry's key rather than copying it: a TTL costs the same
+  // whatever the key's length.
   CHECK(EntrySize(15, 0, false) == EntrySize(10, 0, false));
-  CHECK(EntrySize(40, 0, false) - EntrySize(10, 0, false) == 64);
+  CHECK(EntrySize(30, 0, false) == EntrySize(10, 0, false));
+  CHECK(EntrySize(31, 0, false) - EntrySize(10, 0, false) == 48);
+  CHECK(EntrySize(40, 0, false) - EntrySize(10, 0, false) == 48);
+  CHECK(EntrySize(41, 0, false) - EntrySize(10, 0, false) == 64);
   CHECK(EntrySize(10, 0, true) > EntrySize(10, 0, false));  // the index's item
   CHECK(EntrySize(40, 0, true) - EntrySize(40, 0, false) ==
         EntrySize(10, 0, true) - EntrySize(10, 0, false));
@@ -120,13 +125,14 @@ bool FollowsAllocator(const std::string& what, const Fill& fill) {
 
 TEST_CASE("the accounted total follows what the allocator gives the store", "[store][memory]") {
   // Shapes: the benchmark's (16 B keys, 64 B values), short keys and values
-  // that fit the string objects, long values, TTLs.
+  // that fit the string objects, long values, TTLs, keys just past what a
+  // Key holds inline and well past it.
   struct Shape {
     size_t key_len, value_len;
     bool ttl;
   };
   for (const Shape shape : {Shape{16, 64, false}, Shape{6, 8, false}, Shape{30, 700, false},
-                            Shape{16, 64, true}}) {
+                            Shape{16, 64, true}, Shape{31, 64, false}, Shape{60, 64, true}}) {
     std::ostringstream what;
     what << "key " << shape.key_len << " B, value " << shape.value_len << " B, ttl " << shape.ttl;
     const bool compared = FollowsAllocator(what.str(), [&](Store& s) {
