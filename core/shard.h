@@ -380,6 +380,13 @@ bool EntryFromMutation(const Mutation& m, Entry* fresh);
 // A value ready to be stored: compressed outside any lock.
 struct Prepared {
   std::string stored;
+  // Set by PrepareForPut for a small value stored as is: `raw` (the
+  // caller's bytes, which outlive the put) is copied by PutLocked under the
+  // shard's lock, into the entry's own buffer when the key holds a string
+  // whose buffer is the size the new value needs (an overwrite allocates and
+  // frees nothing), else into a new one.  `stored` is then empty.
+  std::string_view raw;
+  bool deferred = false;
   uint64_t original_size = 0;
   bool compressed = false;
   bool ephemeral = false;  // see Entry::ephemeral

@@ -18,6 +18,17 @@ Prepared Store::Impl::Prepare(std::string_view value) const {
   return p;
 }
 
+Prepared Store::Impl::PrepareForPut(std::string_view value) const {
+  const bool compresses = options_.compression == Compression::kZstd &&
+                          value.size() >= options_.compression_threshold;
+  if (compresses || value.size() > kDeferredCopyMax) return Prepare(value);
+  Prepared p;
+  p.original_size = value.size();
+  p.raw = value;
+  p.deferred = true;
+  return p;
+}
+
 void Store::Impl::ExpireLocked(Shard& s, Map::iterator it, int64_t now) {
   if (options_.replicator != nullptr) TombstoneLocked(s, it->first, it->second.stamp, now);
   RemoveLocked(s, it);
@@ -29,7 +40,19 @@ Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, P
                               uint64_t* shortfall,
                               bool* changed) {
   Entry fresh;
-  fresh.value = std::move(p->stored);
+  // A deferred value overwrites the entry's buffer when it fits, else is
+  // copied here, under the lock: nothing has changed yet if that fails.
+  const bool in_place = p->deferred && it != s.map.end() && FitsInPlace(it->second, p->raw.size());
+  if (!p->deferred) {
+    fresh.value = std::move(p->stored);
+  } else if (!in_place) {
+    try {
+      fresh.value.assign(p->raw.data(), p->raw.size());
+    } catch (const std::bad_alloc&) {
+      return Status::kOutOfMemory;
+    }
+  }
+  const size_t stored_len = in_place ? p->raw.size() : fresh.value.size();
   fresh.original_size = static_cast<uint32_t>(p->original_size);  // <= max_value_size
   fresh.compressed = p->compressed;
   fresh.type = ValueType::kString;
@@ -37,9 +60,11 @@ Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, P
   fresh.pinned = pinned && expires_at != 0;  // no TTL, no pin
   fresh.ephemeral = p->ephemeral;
   fresh.fence = p->fence;
-  fresh.mem_size = EntryMem(hk.key.size(), fresh.value.size(), expires_at != 0);
-  if (!InstallLocked(s, &it, hk, &fresh, /*force=*/false, now, shortfall)) {
-    p->stored = std::move(fresh.value);  // kept for a retry after eviction
+  fresh.mem_size = EntryMem(hk.key.size(), stored_len, expires_at != 0);
+  if (!InstallLocked(s, &it, hk, &fresh, /*force=*/false, now, shortfall,
+                     in_place ? &p->raw : nullptr)) {
+    // Kept for a retry after eviction (a deferred value is still the caller's).
+    if (!p->deferred) p->stored = std::move(fresh.value);
     return Status::kOutOfMemory;
   }
   PublishLocked(s, Mutation::Kind::kSet, hk.key, &it->second);
@@ -48,7 +73,8 @@ Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, P
 }
 
 bool Store::Impl::InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& hk, Entry* fresh,
-                                bool force, const WriteTime& now, uint64_t* shortfall) {
+                                bool force, const WriteTime& now, uint64_t* shortfall,
+                                const std::string_view* in_place) {
   Map::iterator& it = *itp;
   const bool exists = it != s.map.end();
   const uint64_t old_mem = exists ? it->second.mem_size : 0;
@@ -71,7 +97,7 @@ bool Store::Impl::InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& h
       },
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
         TouchWatchedLocked(s, hk.key);
-        FillLocked(s, it, exists, fresh, fresh->mem_size, now);
+        FillLocked(s, it, exists, fresh, fresh->mem_size, now, in_place);
         it->second.tentative = fresh->tentative;
         it->second.stamp = fresh->stamp;
       });
@@ -90,7 +116,8 @@ Map::iterator Store::Impl::EmplaceLocked(Shard& s, const HashedKey& hk) {
 }
 
 void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* from,
-                             uint64_t mem_size, const WriteTime& now) {
+                             uint64_t mem_size, const WriteTime& now,
+                             const std::string_view* in_place) {
   Entry& e = it->second;
   // A recorded fence stays with the key through every later write (a lock's
   // grant does not: the next grant passes it anyway).  A new lock leaves
@@ -115,7 +142,11 @@ void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* fr
       s.ttl.erase(TtlItem{e.expires_at, &it->first});
     }
   }
-  e.value = std::move(from->value);
+  if (in_place != nullptr) {
+    e.value.assign(in_place->data(), in_place->size());  // fits: FitsInPlace
+  } else {
+    e.value = std::move(from->value);
+  }
   e.agg = std::move(from->agg);  // a string replaces a hash, as SET does
   e.original_size = from->original_size;
   e.compressed = from->compressed;

@@ -642,6 +642,10 @@ class Store::Impl {
   }
 
   Prepared Prepare(std::string_view value) const;
+  // Prepare, but for a value PutLocked alone consumes: one stored as is and
+  // at most kDeferredCopyMax bytes is not copied here (Prepared::deferred).
+  Prepared PrepareForPut(std::string_view value) const;
+  static constexpr size_t kDeferredCopyMax = 1024;
 
   // --- memory -------------------------------------------------------------
 
@@ -816,8 +820,13 @@ class Store::Impl {
   // at it.  All or nothing: on false (the limit refused the growth, or an
   // allocation failed) nothing changed and fresh is untouched.  `force`
   // accounts the growth whatever the limit (replicated state).
+  // `in_place`, when given, is the string value the entry at *it takes by a
+  // copy into its own buffer (PutLocked checked that it fits, so it
+  // allocates nothing); fresh->value is empty then.
   bool InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& hk, Entry* fresh, bool force,
-                     const WriteTime& now, uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+                     const WriteTime& now, uint64_t* shortfall,
+                     const std::string_view* in_place = nullptr)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
   // The all-or-nothing write every install shares (InstallLocked,
   // RenameLocked, MSetLocked, HSetLocked): reserves new_mem in place of
@@ -860,9 +869,20 @@ class Store::Impl {
   // version and `now` as last access; settles the figures and the index node
   // of the state it replaces when `existed`.  Allocates nothing: a new
   // expiry's index node is in place already (InsertTtlLocked).  Leaves the
-  // stamp and the memory total to the caller.
+  // stamp and the memory total to the caller.  `in_place`: as for
+  // InstallLocked.
   void FillLocked(Shard& s, Map::iterator it, bool existed, Entry* from, uint64_t mem_size,
-                  const WriteTime& now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+                  const WriteTime& now, const std::string_view* in_place = nullptr)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+
+  // Whether the live entry e can take a string value of `len` bytes into
+  // its own buffer: it holds an uncompressed string whose buffer is the very
+  // malloc chunk a new value of len bytes would get (so the accounting,
+  // which models that chunk, stays exact).
+  static bool FitsInPlace(const Entry& e, size_t len) {
+    return e.type == ValueType::kString && !e.compressed && len > 15 &&
+           len <= e.value.capacity() && StringHeapMem(e.value.capacity()) == StringHeapMem(len);
+  }
 
   // Gives the live entry at `it` expiry `at_ms` (0 = none), keeping the
   // index and the memory total exact.  Only adding an index node allocates.

@@ -79,7 +79,7 @@ Status Store::Impl::GetIntoBuffer(std::string_view key, char* buf, size_t capaci
 
 Status Store::Impl::Set(std::string_view key, std::string_view value, int64_t ttl_ms) {
   if (!KeyOk(key) || !ValueOk(value) || ttl_ms < 0) return Status::kInvalidArgument;
-  Prepared p = Prepare(value);
+  Prepared p = PrepareForPut(value);
   const HashedKey hk = HashKey(key);
   return Mutate<Status>(hk, [&](Shard& s, const WriteTime& now, bool* changed,
                                 uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
@@ -142,7 +142,7 @@ Status Store::Impl::SetWithLocal(std::string_view key, std::string_view value,
   if (o.condition.kind != ValueCondition::Kind::kNone && o.when != SetOptions::When::kAlways) {
     return Status::kInvalidArgument;  // NX/XX and IF* exclude each other
   }
-  Prepared p = Prepare(value);
+  Prepared p = PrepareForPut(value);
   const HashedKey hk = HashKey(key);
   std::string frame;  // the old value as stored, decoded after the unlock
   bool old_compressed = false;
