@@ -44,7 +44,11 @@ constexpr uint64_t MallocChunk(uint64_t n) {
   return c < 32 ? 32 : c;
 }
 // A std::string's own allocation: none while it fits inline (libstdc++
-// keeps 15 bytes in the object), else a buffer of its size + 1.
+// keeps 15 bytes in the object), else a buffer of its size + 1.  That holds
+// for a string constructed from its bytes; one grown by assign() or append()
+// from a smaller capacity takes at least twice that capacity (30 B from
+// empty: a 48 B chunk for a value of 16 to 23 bytes, not 32), so a stored
+// value is constructed, then moved into place.
 constexpr uint64_t StringHeapMem(uint64_t len) { return len <= 15 ? 0 : MallocChunk(len + 1); }
 // An absl hash table grows by doubling at 7/8 full, so it holds between
 // 8/7 and 16/7 slots per element: 1.65 on average over its growth.

@@ -124,7 +124,7 @@ bool EntryFromMutation(const Mutation& m, Entry* fresh) {
   // No value this store accepts is longer (Entry keeps the length in 32 bits).
   const uint64_t original = m.compressed ? m.original_size : m.value.size();
   if (original > kMaxValueSizeLimit) return false;
-  fresh->value.assign(m.value.data(), m.value.size());
+  fresh->value = std::string(m.value);  // exactly its length, as accounted
   fresh->compressed = m.compressed;
   fresh->original_size = static_cast<uint32_t>(original);
   fresh->mem_size = EntryMem(m.key.size(), fresh->value.size(), fresh->expires_at != 0);

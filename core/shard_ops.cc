@@ -14,7 +14,7 @@ Prepared Store::Impl::Prepare(std::string_view value) const {
     p.compressed = true;
     return p;
   }
-  p.stored.assign(value.data(), value.size());
+  p.stored = std::string(value);  // exactly its length, as accounted (StringHeapMem)
   return p;
 }
 
@@ -47,7 +47,7 @@ Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, P
     fresh.value = std::move(p->stored);
   } else if (!in_place) {
     try {
-      fresh.value.assign(p->raw.data(), p->raw.size());
+      fresh.value = std::string(p->raw);  // exactly its length, as accounted
     } catch (const std::bad_alloc&) {
       return Status::kOutOfMemory;
     }

@@ -232,7 +232,7 @@ Status Store::Impl::ListSet(std::string_view key, int64_t index, std::string_vie
     const uint64_t new_mem = old_mem - ListElementMem(items[at].size()) + ListElementMem(value.size());
     std::string fresh;
     const bool installed = Transact(
-        new_mem, old_mem, false, 0, shortfall, [&] { fresh.assign(value); }, [] {},
+        new_mem, old_mem, false, 0, shortfall, [&] { fresh = std::string(value); }, [] {},
         [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
           items[at].swap(fresh);
           Entry& e = it->second;
