@@ -10,6 +10,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <iterator>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -272,14 +274,53 @@ using Map = absl::node_hash_map<Key, Entry, KeyHash, KeyEq>;
 // inserted, it is found again by the same (expiry, address).
 struct TtlItem {
   int64_t at;
-  const Key* key;
+  const Key* key;  // nullptr only in TtlIndex's end marker
 };
 struct TtlLess {
   bool operator()(const TtlItem& a, const TtlItem& b) const {
-    return a.at != b.at ? a.at < b.at : std::less<const Key*>()(a.key, b.key);
+    if (a.at != b.at) return a.at < b.at;
+    // The end marker sorts after every item, even one of the same time.
+    if (a.key == nullptr || b.key == nullptr) return a.key != nullptr && b.key == nullptr;
+    return std::less<const Key*>()(a.key, b.key);
   }
 };
-using TtlIndex = absl::btree_set<TtlItem, TtlLess>;
+
+// The index is never empty inside: it holds an end marker (the latest time,
+// no key) from its construction on.  A b-tree frees its root when its last
+// item goes and allocates one for the next, so without the marker a shard
+// whose only expiring key is a lock that comes and goes (the lock cycle, a
+// session) paid a malloc and a free for the root on every cycle.  The
+// marker is not an item: size(), empty() and the range [begin(), end()) do
+// not see it.
+// (The allocator is a parameter for a test that counts allocations.)
+template <typename Alloc = std::allocator<TtlItem>>
+class BasicTtlIndex {
+  using Set = absl::btree_set<TtlItem, TtlLess, Alloc>;
+
+ public:
+  using iterator = typename Set::const_iterator;
+
+  explicit BasicTtlIndex(const Alloc& alloc = Alloc()) : items_(alloc) { InsertMarker(&items_); }
+  BasicTtlIndex(BasicTtlIndex&&) = delete;
+  BasicTtlIndex& operator=(BasicTtlIndex&&) = delete;
+
+  // Throws bad_alloc as a b-tree does; the index is unchanged then.
+  std::pair<iterator, bool> insert(const TtlItem& item) { return items_.insert(item); }
+  size_t erase(const TtlItem& item) { return items_.erase(item); }
+  iterator begin() const { return items_.begin(); }
+  iterator end() const { return std::prev(items_.end()); }  // the marker
+  size_t size() const { return items_.size() - 1; }
+  bool empty() const { return items_.size() == 1; }
+  void swap(BasicTtlIndex& other) noexcept { items_.swap(other.items_); }
+
+ private:
+  static constexpr TtlItem kEndMarker{std::numeric_limits<int64_t>::max(), nullptr};
+  // Not inlined: g++ 12 at -O2, seeing the insert into a tree it knows is
+  // empty, warns of the b-tree's internal-node paths (-Warray-bounds).
+  [[gnu::noinline]] static void InsertMarker(Set* items) { items->insert(kEndMarker); }
+  Set items_;
+};
+using TtlIndex = BasicTtlIndex<>;
 
 // No number INCRBYFLOAT accepts is this long (Redis's MAX_LONG_DOUBLE_CHARS).
 constexpr size_t kMaxNumberText = 5 * 1024;
