@@ -605,6 +605,35 @@ TEST_CASE("script: runaway scripts do not take the server's I/O threads from it"
   CHECK(b.Call({"PING"}) == "+PONG\r\n");
 }
 
+TEST_CASE("script: a runaway script's stand-in serves the connections of the thread it holds",
+          "[script]") {
+  // Two I/O threads, each with its own connections (dealt in turn as they
+  // are accepted): the script's connection, the second, shares its thread
+  // with the fourth.  Once the script is busy, every connection is answered,
+  // those of the held thread by its stand-in.
+  RespServerOptions o = OneIoThreadQuickBusy();
+  o.io_threads = 2;
+  Fixture f(o);
+  Client c0(f.port()), s(f.port()), c2(f.port()), c3(f.port());
+  REQUIRE(c0.Call({"PING"}) == "+PONG\r\n");  // all four accepted, in order
+  REQUIRE(s.Call({"PING"}) == "+PONG\r\n");
+  REQUIRE(c2.Call({"PING"}) == "+PONG\r\n");
+  REQUIRE(c3.Call({"PING"}) == "+PONG\r\n");
+  REQUIRE(s.Send(Encode({"EVAL", "while true do end", "1", "ka"})));
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool busy = false;
+  while (!busy && std::chrono::steady_clock::now() < until) busy = c0.Call({"GET", "ka"}) == kBusyReply;
+  REQUIRE(busy);
+  for (Client* c : {&c0, &c2, &c3}) {
+    CHECK(c->Call({"PING"}) == "+PONG\r\n");
+    CHECK(c->Call({"GET", "ka"}) == kBusyReply);
+  }
+  CHECK(c3.Call({"SCRIPT", "KILL"}) == kOk);
+  CHECK(s.Reply().rfind("-ERR Script killed by user with SCRIPT KILL...", 0) == 0);
+  CHECK(s.Call({"PING"}) == "+PONG\r\n");
+  CHECK(c2.Call({"GET", "ka"}) == kNil);
+}
+
 TEST_CASE("script: INFO memory counts the cached scripts", "[script]") {
   Fixture f;
   Client c(f.port());
