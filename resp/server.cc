@@ -9,7 +9,6 @@
 #include <map>
 #include <thread>
 #include <utility>
-#include <memory>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -49,8 +48,6 @@ class RespServer::Impl : public ServerContext {
       : options_(std::move(o)),
         store_(store),
         dispatcher_(store, this),
-        ios_(MakeContexts(options_.io_threads)),
-        io_(*ios_.front()),
         acceptor_(io_),
         accept_strand_(asio::make_strand(io_)),
         accept_retry_(accept_strand_),
@@ -73,14 +70,9 @@ class RespServer::Impl : public ServerContext {
     if (!net::Listen(&acceptor_, options_.bind_address, options_.port, error)) return false;
     bound_ = acceptor_.local_endpoint();
     Accept();
-    for (auto& io : ios_) {
-      // Kept running, acceptor or not, until Stop() lets it go.
-      work_.push_back(asio::make_work_guard(*io));
-      threads_.emplace_back([this, io = io.get()] {
-        current_io_ = io;
-        io->run();
-      });
-    }
+    size_t n = options_.io_threads != 0 ? options_.io_threads
+                                        : std::max(1u, std::thread::hardware_concurrency());
+    for (size_t i = 0; i < n; ++i) threads_.emplace_back([this] { io_.run(); });
     return true;
   }
 
@@ -96,7 +88,6 @@ class RespServer::Impl : public ServerContext {
       for (const auto& s : sessions_.Live()) s->Close();
     });
     asio::post(poll_strand_, [this] { poll_.cancel(); });
-    for (auto& w : work_) w.reset();  // each returns once its sessions are closed
     // A runaway script would hold its I/O thread, and this join, forever.
     dispatcher_.scripting().KillForShutdown();
     for (auto& t : threads_) t.join();
@@ -617,12 +608,9 @@ class RespServer::Impl : public ServerContext {
       it = stand_ins_.erase(it);
     }
     auto done = std::make_shared<std::atomic<bool>>(false);
-    // It serves the connections of the I/O thread the script holds.
-    asio::io_context* io = current_io_ != nullptr ? current_io_ : &io_;
-    stand_ins_.push_back(StandIn{std::thread([this, ended, done, io] {
-                                   current_io_ = io;
+    stand_ins_.push_back(StandIn{std::thread([this, ended, done] {
                                    while (!ended->load() && !stopped_.load()) {
-                                     io->run_one_for(std::chrono::milliseconds(50));
+                                     io_.run_one_for(std::chrono::milliseconds(50));
                                    }
                                    done->store(true);
                                  }),
@@ -730,10 +718,8 @@ class RespServer::Impl : public ServerContext {
   }
 
   void Accept() {
-    // Connections go to the I/O threads in turn.
-    asio::io_context& io = *ios_[next_io_++ % ios_.size()];
     acceptor_.async_accept(
-        asio::make_strand(io),
+        asio::make_strand(io_),
         asio::bind_executor(accept_strand_,
                             [this](const boost::system::error_code& ec, tcp::socket socket) {
                               OnAccept(ec, std::move(socket));
@@ -786,27 +772,7 @@ class RespServer::Impl : public ServerContext {
   };
   const std::shared_ptr<ResumeGate> resume_gate_ = std::make_shared<ResumeGate>();
 
-  // One io_context per I/O thread: a connection belongs to one of them, and
-  // its events are handled by the thread whose epoll_wait saw them, as in
-  // Redis's event loop.  With one context run by every thread, the thread
-  // in epoll_wait handed each ready connection to another through the
-  // context's queue and a futex wake-up (a context switch per hand-off).
-  // The first also runs the acceptor and the blocked clients' poll.
-  static std::vector<std::unique_ptr<asio::io_context>> MakeContexts(size_t io_threads) {
-    const size_t n =
-        io_threads != 0 ? io_threads : std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::unique_ptr<asio::io_context>> ios;
-    // No concurrency hint of 1: a stand-in (AddStandIn) runs a context
-    // alongside its thread.
-    for (size_t i = 0; i < n; ++i) ios.push_back(std::make_unique<asio::io_context>());
-    return ios;
-  }
-  std::vector<std::unique_ptr<asio::io_context>> ios_;
-  asio::io_context& io_;
-  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> work_;
-  size_t next_io_ = 0;  // on accept_strand_ (and in Start, before the threads)
-  // The context the calling thread runs (nullptr off the I/O threads).
-  static thread_local asio::io_context* current_io_;
+  asio::io_context io_;
   tcp::acceptor acceptor_;
   asio::strand<asio::io_context::executor_type> accept_strand_;
   asio::steady_timer accept_retry_;  // on accept_strand_
@@ -839,8 +805,6 @@ std::vector<std::string> RespServer::Impl::ClientList() const {
   for (const auto& s : sessions_.Live()) lines.push_back(s->ListLine());
   return lines;
 }
-
-thread_local asio::io_context* RespServer::Impl::current_io_ = nullptr;
 
 RespServer::RespServer(Store* store, RespServerOptions options)
     : impl_(std::make_unique<Impl>(store, std::move(options))) {}

@@ -607,10 +607,12 @@ TEST_CASE("script: runaway scripts do not take the server's I/O threads from it"
 
 TEST_CASE("script: a runaway script's stand-in serves the connections of the thread it holds",
           "[script]") {
-  // Two I/O threads, each with its own connections (dealt in turn as they
-  // are accepted): the script's connection, the second, shares its thread
-  // with the fourth.  Once the script is busy, every connection is answered,
-  // those of the held thread by its stand-in.
+  // Two I/O threads and four connections, the script's the second.  However
+  // the server spreads connections over its threads (should a connection
+  // belong to one thread, as it did in an experiment of issue 19: the
+  // script's shares its thread with the fourth), once the script is busy
+  // every connection is answered, those the held thread would serve by its
+  // stand-in.
   RespServerOptions o = OneIoThreadQuickBusy();
   o.io_threads = 2;
   Fixture f(o);
