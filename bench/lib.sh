@@ -139,9 +139,13 @@ bench_start_redis() {
 # itself (its output in DIR/ephpm.out and .err), then a private redis-server
 # (bench_start_redis DIR), both answering PING.  Sets ephpm_pid, ephpm_port,
 # redis_pid and redis_port; the caller stops them.  Fails after saying why.
+# $EPHPM_ARGS, when set, adds host flags (split on spaces), e.g.
+# EPHPM_ARGS="--resp-io-threads 1".
 bench_start_ephpm_resp() {
   local ephpm=$1 dir=$2
-  "$ephpm" --resp 127.0.0.1:0 --log-level warn >"$dir/ephpm.out" 2>"$dir/ephpm.err" &
+  local -a extra=()
+  read -r -a extra <<<"${EPHPM_ARGS:-}"
+  "$ephpm" --resp 127.0.0.1:0 --log-level warn "${extra[@]}" >"$dir/ephpm.out" 2>"$dir/ephpm.err" &
   ephpm_pid=$!
   if ! bench_listening_port "$dir/ephpm.out" resp "$ephpm_pid" 100; then
     cat "$dir/ephpm.err" >&2

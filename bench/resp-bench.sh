@@ -8,6 +8,7 @@
 #   EPHPM=/path/to/ephpm  use this binary (default: a Release build made in
 #                         $BUILD, default /tmp/ephpm-resp-bench-build, no PHP
 #                         needed but the default configure includes it)
+#   EPHPM_ARGS='...'      extra host flags, e.g. "--resp-io-threads 1"
 #   ROUNDS=3              rounds; each runs every (server, -P) pair once
 #   REQUESTS=200000 CLIENTS=50 KEYSPACE=100000 DATASIZE=32 TESTS=set,get,incr
 #   PIPELINES="1 16"      the -P values

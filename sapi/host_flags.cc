@@ -34,6 +34,9 @@ const char kHostUsage[] =
     "  --resp-password PASS     require AUTH PASS from RESP clients\n"
     "  --resp-max-clients N     refuse RESP connections beyond N (default 10000)\n"
     "  --resp-timeout SECONDS   close RESP clients idle this long (default 0: never)\n"
+    "  --resp-io-threads N      threads serving RESP connections, 1 to 128 (default: one\n"
+    "                           per core; on a machine shared with busy clients, 1 can\n"
+    "                           be faster: see docs/BENCHMARKS.md)\n"
     "  --busy-reply-threshold MS  a Lua script running longer may be stopped with SCRIPT\n"
     "                           KILL, and commands needing its keys get -BUSY (default 5000)\n"
     "  -d NAME=VALUE            a PHP INI setting (repeatable); ephpm.* settings build the\n"
@@ -231,6 +234,12 @@ HostFlagsResult ParseHostFlags(const std::vector<std::string>& args) {
         if (n == 0) return Error("--request-timeout needs at least 1 second");
         f.request_timeout_seconds = n;
       }
+    } else if (a == "--resp-io-threads") {
+      int64_t n = 0;
+      if (!value() || !ParseInt64(v, &n) || n < 1 || n > 128) {
+        return Error("--resp-io-threads needs a number from 1 to 128");
+      }
+      f.resp.io_threads = static_cast<size_t>(n);
     } else if (a == "--busy-reply-threshold") {
       int64_t n = 0;
       if (!value() || !ParseInt64(v, &n) || n < 0 || n > 86400000) {

@@ -153,6 +153,13 @@ TEST_CASE("host flags: RESP settings", "[host_flags]") {
   CHECK(f.resp.password == "s3cret pw!");
   CHECK(f.resp.max_clients == 0);
   CHECK(f.resp.idle_timeout_seconds == 30);
+  CHECK(f.resp.io_threads == 0);  // one per core
+  CHECK(Ok(Resp({"--resp-io-threads", "1"})).resp.io_threads == 1);
+  CHECK(Ok(Resp({"--resp-io-threads", "128"})).resp.io_threads == 128);
+  for (const char* n : {"0", "129", "-1", "1.5", "two", ""}) {
+    CHECK(Err(Resp({"--resp-io-threads", n})) == "--resp-io-threads needs a number from 1 to 128");
+  }
+  CHECK(Err(Resp({"--resp-io-threads"})) == "--resp-io-threads needs a number from 1 to 128");
 
   for (const char* addr : {"6380", "host:", "127.0.0.1:65536", "127.0.0.1:x"}) {
     CHECK(Err({"--resp", addr}) == "--resp needs host:port, e.g. 127.0.0.1:6380");
