@@ -16,6 +16,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
@@ -264,13 +265,84 @@ struct Entry {
 };
 static_assert(sizeof(Entry) <= 104, "Entry grew: see its comment");
 
+// Where a shard keeps the last map node it freed, for its next insert (a
+// lock taken and released, a session's lock, any short-lived key then
+// costs no malloc and free of a node).  One node's memory, or none: what
+// the allocator's own free lists would hold anyway, not accounted.  Touched
+// only by the map's node allocations and frees, which happen only under
+// the shard's exclusive lock.
+struct NodeCache {
+  void* node = nullptr;
+  NodeCache() = default;
+  NodeCache(const NodeCache&) = delete;
+  NodeCache& operator=(const NodeCache&) = delete;
+  ~NodeCache() { ::operator delete(node); }
+};
+
+// The map's allocator: std::allocator's, except that a node (one `Node`,
+// the map's value_type; the table's arrays are other types) comes from and
+// goes to a NodeCache when it has one.  Nodes come from ::operator new
+// either way, so any two allocators are equal (memory from one may be freed
+// by another), and an allocator never moves between maps: each map keeps
+// its shard's cache through a swap (SWAPDB, a flush's swap with an empty
+// map) and a move assignment.  (A map move-constructed from another would
+// share its cache: the store makes none.  Nor can a map be copied.)
+template <typename T, typename Node>
+struct NodeAllocator {
+  using value_type = T;
+  using propagate_on_container_copy_assignment = std::false_type;
+  using propagate_on_container_move_assignment = std::false_type;
+  using propagate_on_container_swap = std::false_type;
+
+  NodeCache* cache = nullptr;
+
+  NodeAllocator() = default;
+  explicit NodeAllocator(NodeCache* c) : cache(c) {}
+  template <typename U>
+  NodeAllocator(const NodeAllocator<U, Node>& o) : cache(o.cache) {}  // NOLINT: rebinding
+
+  T* allocate(size_t n) {
+    static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "needs an aligned new");
+    if constexpr (std::is_same_v<T, Node>) {
+      if (n == 1 && cache != nullptr && cache->node != nullptr) {
+        void* p = cache->node;
+        cache->node = nullptr;
+        return static_cast<T*>(p);
+      }
+    }
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) {
+    if constexpr (std::is_same_v<T, Node>) {
+      if (n == 1 && cache != nullptr && cache->node == nullptr) {
+        cache->node = p;
+        return;
+      }
+    }
+    ::operator delete(p);
+  }
+};
+template <typename T, typename U, typename Node>
+bool operator==(const NodeAllocator<T, Node>&, const NodeAllocator<U, Node>&) {
+  return true;
+}
+template <typename T, typename U, typename Node>
+bool operator!=(const NodeAllocator<T, Node>&, const NodeAllocator<U, Node>&) {
+  return false;
+}
+
 // Node-based: a slot is a pointer to one allocation holding the key (a Key:
 // up to 30 bytes inline) and its entry.  A flat table would hold the entry itself in every slot, and since
 // a table runs between 7/16 and 7/8 full, an idle slot would cost as much
 // as an entry (measured: 466 B of resident memory per 16 B key with a 64 B
 // value, against 307 B with nodes; docs/BENCHMARKS.md "Issue 19: memory
 // per key").
-using Map = absl::node_hash_map<Key, Entry, KeyHash, KeyEq>;
+using MapNode = std::pair<const Key, Entry>;
+using Map = absl::node_hash_map<Key, Entry, KeyHash, KeyEq, NodeAllocator<MapNode, MapNode>>;
+
+// The largest value buffer (its capacity) a shard keeps for reuse
+// (Shard::spare_value): a 32-byte lock token's, a short value's.
+constexpr size_t kSpareValueMax = 64;
 
 // Expiry index: (expires_at, the entry's key), earliest first.  An item
 // points at the key inside the entry's map node, which does not move while
@@ -447,7 +519,14 @@ struct Prepared {
 
 struct alignas(64) Shard {
   mutable SharedMutex mu;
-  Map map ABSL_GUARDED_BY(mu);
+  NodeCache node_cache;  // see NodeCache; before the map, which frees into it
+  Map map ABSL_GUARDED_BY(mu){0, KeyHash(), KeyEq(), Map::allocator_type(&node_cache)};
+  // The buffer of the last short string value removed here (at most
+  // kSpareValueMax bytes of capacity), for the next new key whose value
+  // needs that very malloc chunk (FitsInPlace's rule, so the accounting
+  // stays exact): a lock's token, released and taken again, is copied into
+  // it instead of a new allocation.  Not accounted, as NodeCache.
+  std::string spare_value ABSL_GUARDED_BY(mu);
   TtlIndex ttl ABSL_GUARDED_BY(mu);
   uint64_t last_version ABSL_GUARDED_BY(mu) = 0;
   // Eviction resumes sampling at this key: a clock hand over the map, so

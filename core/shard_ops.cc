@@ -41,10 +41,15 @@ Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, P
                               bool* changed) {
   Entry fresh;
   // A deferred value overwrites the entry's buffer when it fits, else is
-  // copied here, under the lock: nothing has changed yet if that fails.
+  // copied here, under the lock: nothing has changed yet if that fails.  A
+  // new key's value takes the shard's spare buffer when it is the chunk
+  // the value needs.
   const bool in_place = p->deferred && it != s.map.end() && FitsInPlace(it->second, p->raw.size());
   if (!p->deferred) {
     fresh.value = std::move(p->stored);
+  } else if (!in_place && it == s.map.end() && FitsBuffer(s.spare_value, p->raw.size())) {
+    fresh.value = std::move(s.spare_value);
+    CopyIntoBuffer(&fresh.value, p->raw);  // fits: no allocation
   } else if (!in_place) {
     try {
       fresh.value = std::string(p->raw);  // exactly its length, as accounted
@@ -143,7 +148,7 @@ void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* fr
     }
   }
   if (in_place != nullptr) {
-    e.value.assign(in_place->data(), in_place->size());  // fits: FitsInPlace
+    CopyIntoBuffer(&e.value, *in_place);  // fits: FitsInPlace
   } else {
     e.value = std::move(from->value);
   }

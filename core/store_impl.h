@@ -741,12 +741,16 @@ class Store::Impl {
   // leaves a fence record, which does allocate (RecordFenceLocked).
   void RemoveLocked(Shard& s, Map::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     TouchWatchedLocked(s, it->first);
-    const Entry& e = it->second;
+    Entry& e = it->second;
     if (e.fence != 0 && !e.pinned) RecordFenceLocked(s, it->first, e.fence);
     if (e.expires_at != 0) s.ttl.erase(TtlItem{e.expires_at, &it->first});
     TrackCompressedLocked(s, e, false);
     TrackPinnedLocked(s, e, false);
     used_.fetch_sub(e.mem_size, std::memory_order_relaxed);
+    if (e.type == ValueType::kString && e.value.capacity() <= kSpareValueMax &&
+        StringHeapMem(e.value.capacity()) != 0 && StringHeapMem(s.spare_value.capacity()) == 0) {
+      s.spare_value = std::move(e.value);  // see Shard::spare_value
+    }
     s.map.erase(it);
   }
 
@@ -880,8 +884,19 @@ class Store::Impl {
   // malloc chunk a new value of len bytes would get (so the accounting,
   // which models that chunk, stays exact).
   static bool FitsInPlace(const Entry& e, size_t len) {
-    return e.type == ValueType::kString && !e.compressed && len > 15 &&
-           len <= e.value.capacity() && StringHeapMem(e.value.capacity()) == StringHeapMem(len);
+    return e.type == ValueType::kString && !e.compressed && FitsBuffer(e.value, len);
+  }
+  // Writes `v` into `buffer`, which FitsBuffer: clear() and append() into
+  // the capacity there is (libstdc++'s append is a copy and a length where
+  // assign() takes its general replace path, twice the instructions).
+  static void CopyIntoBuffer(std::string* buffer, std::string_view v) {
+    buffer->clear();
+    buffer->append(v.data(), v.size());
+  }
+  // Whether `buffer` is the very malloc chunk a string of len bytes gets.
+  static bool FitsBuffer(const std::string& buffer, size_t len) {
+    return len > 15 && len <= buffer.capacity() &&
+           StringHeapMem(buffer.capacity()) == StringHeapMem(len);
   }
 
   // Gives the live entry at `it` expiry `at_ms` (0 = none), keeping the

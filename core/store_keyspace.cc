@@ -209,6 +209,7 @@ void Store::Impl::ClearShardLocked(Shard& s) {
   pinned_used_.fetch_sub(s.pinned_bytes, std::memory_order_relaxed);
   s.pinned_keys = s.pinned_bytes = 0;
   Map().swap(s.map);  // swap, not clear(): the table's memory goes too
+  std::string().swap(s.spare_value);
   TtlIndex().swap(s.ttl);
   s.tombstones.clear();
   s.tombstone_order.clear();

@@ -91,14 +91,17 @@ TEST_CASE("an entry's size counts key, value and TTL index", "[store][memory]") 
         EntrySize(10, 0, true) - EntrySize(10, 0, false));
 }
 
-// What the allocator says the process holds (glibc's in-use bytes), or
-// nothing under a sanitizer (EPHPM_SANITIZE), whose allocator glibc does
-// not see.
+// What the allocator says the process holds (glibc's in-use bytes, in the
+// heap and in chunks of their own: until a process has freed a large
+// block, glibc maps blocks of 128 KiB and more, such as a big table's
+// array, apart from the heap), or nothing under a sanitizer
+// (EPHPM_SANITIZE), whose allocator glibc does not see.
 std::optional<uint64_t> AllocatedBytes() {
 #ifdef EPHPM_TEST_SANITIZED
   return std::nullopt;
 #else
-  return mallinfo2().uordblks;
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
 #endif
 }
 
@@ -798,4 +801,39 @@ TEST_CASE("values loaded from the log and set by LSET are as long as accounted t
     *accounted = static_cast<double>(s->Stats().memory_used) / kBufferKeys;
     return true;
   });
+}
+
+TEST_CASE("a new key takes a removed value's buffer only when it is the chunk its value needs",
+          "[store][memory][spare]") {
+  // A shard keeps the buffer of the last short value removed from it
+  // (Shard::spare_value) for its next new key.  Taken for a value that
+  // needs another chunk, it would make the entry's real size differ from
+  // its accounted one.  Every key here shares one shard (the "{t}" tag), and
+  // before each new key a value of `removed` bytes is set and deleted there.
+  for (const size_t removed : {24, 40, 64}) {
+    CheckValueBuffers("after removing a value of " + std::to_string(removed) + " B",
+                      [&](size_t value_len, double* real, double* accounted) {
+                        ManualClock clock;
+                        auto s = MakeStore(NoSweeper(), &clock);
+                        const std::optional<uint64_t> before = AllocatedBytes();
+                        if (!before) return false;
+                        const std::string gone(removed, 'g');
+                        const std::string value(value_len, 'v');
+                        for (int i = 0; i < kBufferKeys; ++i) {
+                          REQUIRE(s->Set("{t}gone", gone, 0) == Status::kOk);
+                          int64_t removed_keys = 0;
+                          REQUIRE(s->Del("{t}gone", &removed_keys) == Status::kOk);
+                          REQUIRE(removed_keys == 1);
+                          const std::string key = "{t}key:" + std::to_string(i);
+                          if (i % 2 == 0) {
+                            REQUIRE(s->Set(key, value, 0) == Status::kOk);
+                          } else {
+                            REQUIRE(s->SetNx(key, value, 60000) == SetNxOutcome::kInserted);
+                          }
+                        }
+                        *real = static_cast<double>(*AllocatedBytes() - *before) / kBufferKeys;
+                        *accounted = static_cast<double>(s->Stats().memory_used) / kBufferKeys;
+                        return true;
+                      });
+  }
 }
