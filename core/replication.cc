@@ -308,10 +308,8 @@ void Store::Impl::AccountTombstone(size_t key_len, bool add) {
   }
 }
 
-void Store::Impl::PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e,
-                                bool log, uint64_t fence) {
-  TouchWatchedLocked(s, key);
-  if (options_.replicator == nullptr && engine_ == nullptr) return;
+void Store::Impl::PublishMutationLocked(Shard& s, Mutation::Kind kind, std::string_view key,
+                                        Entry* e, bool log, uint64_t fence) {
   Mutation m;
   m.kind = kind;
   m.key = key;

@@ -18,17 +18,6 @@ Prepared Store::Impl::Prepare(std::string_view value) const {
   return p;
 }
 
-Prepared Store::Impl::PrepareForPut(std::string_view value) const {
-  const bool compresses = options_.compression == Compression::kZstd &&
-                          value.size() >= options_.compression_threshold;
-  if (compresses || value.size() > kDeferredCopyMax) return Prepare(value);
-  Prepared p;
-  p.original_size = value.size();
-  p.raw = value;
-  p.deferred = true;
-  return p;
-}
-
 void Store::Impl::ExpireLocked(Shard& s, Map::iterator it, int64_t now) {
   if (options_.replicator != nullptr) TombstoneLocked(s, it->first, it->second.stamp, now);
   RemoveLocked(s, it);

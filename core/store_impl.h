@@ -644,7 +644,16 @@ class Store::Impl {
   Prepared Prepare(std::string_view value) const;
   // Prepare, but for a value PutLocked alone consumes: one stored as is and
   // at most kDeferredCopyMax bytes is not copied here (Prepared::deferred).
-  Prepared PrepareForPut(std::string_view value) const;
+  Prepared PrepareForPut(std::string_view value) const {
+    const bool compresses = options_.compression == Compression::kZstd &&
+                            value.size() >= options_.compression_threshold;
+    if (compresses || value.size() > kDeferredCopyMax) return Prepare(value);
+    Prepared p;
+    p.original_size = value.size();
+    p.raw = value;
+    p.deferred = true;
+    return p;
+  }
   static constexpr size_t kDeferredCopyMax = 1024;
 
   // --- memory -------------------------------------------------------------
@@ -980,8 +989,16 @@ class Store::Impl {
   // applied: stamps it first (the entry keeps its stamp; a deletion leaves
   // a tombstone).  An ephemeral entry's changes are not logged.  `fence` is
   // a deletion's: the fence the key keeps recorded (Mutation::fence).
+  // Inline up to the common case of a store with neither (the mutation is
+  // built out of line).
   void PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e,
-                     bool log = true, uint64_t fence = 0) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
+                     bool log = true, uint64_t fence = 0) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    TouchWatchedLocked(s, key);
+    if (options_.replicator == nullptr && engine_ == nullptr) return;
+    PublishMutationLocked(s, kind, key, e, log, fence);
+  }
+  void PublishMutationLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e,
+                             bool log, uint64_t fence) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
 
   // Records that `key` was deleted (or expired) by the write `stamp`.  A
