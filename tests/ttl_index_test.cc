@@ -105,7 +105,12 @@ TEST_CASE("the expiry index agrees with an ordered set over random inserts and e
     const int64_t at = times[rng() % std::size(times)];
     const auto m = std::make_pair(at, reinterpret_cast<uintptr_t>(k));
     if (rng() % 2 == 0) {
-      REQUIRE(t.insert(TtlItem{at, k}).second == model.insert(m).second);
+      // insert tries the end first (the latest time): a hint that fits, or
+      // not, must land the item in order and point at it.
+      const auto [pos, inserted] = t.insert(TtlItem{at, k});
+      REQUIRE(inserted == model.insert(m).second);
+      REQUIRE(pos->at == at);
+      REQUIRE(pos->key == k);
     } else {
       REQUIRE(t.erase(TtlItem{at, k}) == model.erase(m));
     }
