@@ -1,18 +1,22 @@
 // Memory accounting against the limit (Reserve) and allkeys-lru eviction.
 
+#include <cassert>
+
 #include "store_impl.h"
 
 namespace ephpm {
 
-bool Store::Impl::Reserve(uint64_t new_mem, uint64_t old_mem, bool force, uint64_t* shortfall,
-                          uint64_t old_pinned) {
+bool Store::Impl::Reserve(Shard& s, uint64_t new_mem, uint64_t old_mem, bool force,
+                          uint64_t* shortfall, uint64_t old_pinned) {
   if (new_mem <= old_mem) return true;
   const uint64_t delta = new_mem - old_mem;
   const uint64_t limit = memory_limit_.load(std::memory_order_relaxed);
   if (limit == 0 || force) {
-    used_.fetch_add(delta, std::memory_order_relaxed);
+    AddUsedLocked(s, static_cast<int64_t>(delta));
     return true;
   }
+  // A limit is set only once every shard counts globally: used_ is the total.
+  assert(s.count_globally);
   uint64_t cur = used_.load(std::memory_order_relaxed);
   do {
     if (cur + delta > limit) {
@@ -21,6 +25,53 @@ bool Store::Impl::Reserve(uint64_t new_mem, uint64_t old_mem, bool force, uint64
     }
   } while (!used_.compare_exchange_weak(cur, cur + delta, std::memory_order_relaxed));
   return true;
+}
+
+void Store::Impl::SetMemoryLimit(uint64_t bytes) {
+  uint64_t seq = 0;
+  {
+    MutexLock l(&limit_mu_);
+    seq = ++limit_seq_;
+    limit_target_.store(bytes, std::memory_order_relaxed);
+    // No limit before any shard stops counting globally.
+    if (bytes == 0) memory_limit_.store(0, std::memory_order_relaxed);
+  }
+  // Each shard takes the mode of the latest call's limit (a call that
+  // overtook this one may have changed it): a shard swept after a later
+  // call began is swept by that call too.
+  for (size_t i = 0; i < total_shards_; ++i) {
+    Shard& s = shards_[i];
+    WriterLock w(&s.mu);
+    CountGloballyLocked(s, limit_target_.load(std::memory_order_relaxed) != 0);
+  }
+  if (bytes == 0) return;
+  MutexLock l(&limit_mu_);
+  // Every shard counts globally now, unless a later call began: then that
+  // call decides the limit.
+  if (limit_seq_ == seq) memory_limit_.store(bytes, std::memory_order_relaxed);
+}
+
+void Store::Impl::CountGloballyLocked(Shard& s, bool global) {
+  if (s.count_globally == global) return;
+  if (global) {
+    used_.fetch_add(static_cast<uint64_t>(s.used.load(std::memory_order_relaxed)),
+                    std::memory_order_relaxed);
+    s.used.store(0, std::memory_order_relaxed);
+    pinned_used_.fetch_add(s.pinned_bytes, std::memory_order_relaxed);
+  } else {
+    // Its bytes in used_ stay there: the total is used_ and the parts.
+    pinned_used_.fetch_sub(s.pinned_bytes, std::memory_order_relaxed);
+  }
+  s.count_globally = global;
+}
+
+uint64_t Store::Impl::MemoryUsed() const {
+  int64_t total = static_cast<int64_t>(used_.load(std::memory_order_relaxed));
+  for (size_t i = 0; i < total_shards_; ++i) {
+    total += shards_[i].used.load(std::memory_order_relaxed);
+  }
+  // Read without the locks, the parts may be of different moments.
+  return total > 0 ? static_cast<uint64_t>(total) : 0;
 }
 
 bool Store::Impl::NeverFits(uint64_t new_mem, uint64_t old_pinned) const {

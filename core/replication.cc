@@ -156,7 +156,7 @@ void Store::Impl::ClearOlderThanLocked(Shard& s, Stamp stamp) {
   for (auto it = s.tombstones.begin(); it != s.tombstones.end();) {
     auto next = std::next(it);
     if (it->second.stamp < stamp) {
-      AccountTombstone(it->first.size(), false);
+      AccountTombstone(s, it->first.size(), false);
       s.tombstones.erase(it);
     }
     it = next;
@@ -297,13 +297,13 @@ uint64_t Store::Impl::TombstoneCount() const {
   return n;
 }
 
-void Store::Impl::AccountTombstone(size_t key_len, bool add) {
+void Store::Impl::AccountTombstone(Shard& s, size_t key_len, bool add) {
   const uint64_t m = TombstoneMem(key_len);
   if (add) {
-    used_.fetch_add(m, std::memory_order_relaxed);
+    AddUsedLocked(s, static_cast<int64_t>(m));
     tombstone_used_.fetch_add(m, std::memory_order_relaxed);
   } else {
-    used_.fetch_sub(m, std::memory_order_relaxed);
+    AddUsedLocked(s, -static_cast<int64_t>(m));
     tombstone_used_.fetch_sub(m, std::memory_order_relaxed);
   }
 }
@@ -344,7 +344,7 @@ void Store::Impl::TombstoneLocked(Shard& s, std::string_view key, Stamp stamp, i
     if (!inserted) {
       if (t->second.stamp < stamp) t->second = Tombstone{stamp, now, tentative};
     } else {
-      AccountTombstone(key.size(), true);
+      AccountTombstone(s, key.size(), true);
     }
     s.tombstone_order.emplace_back(now, std::string(key));
   } catch (const std::bad_alloc&) {
@@ -354,7 +354,7 @@ void Store::Impl::TombstoneLocked(Shard& s, std::string_view key, Stamp stamp, i
 void Store::Impl::ForgetTombstoneLocked(Shard& s, std::string_view key) {
   auto t = s.tombstones.find(key);
   if (t == s.tombstones.end()) return;
-  AccountTombstone(key.size(), false);
+  AccountTombstone(s, key.size(), false);
   s.tombstones.erase(t);
 }
 
@@ -364,7 +364,7 @@ void Store::Impl::CollectTombstonesLocked(Shard& s, int64_t now) {
     const auto& [at, key] = s.tombstone_order.front();
     auto t = s.tombstones.find(std::string_view(key));
     if (t != s.tombstones.end() && t->second.at_ms == at) {
-      AccountTombstone(key.size(), false);
+      AccountTombstone(s, key.size(), false);
       s.tombstones.erase(t);
     }
     s.tombstone_order.pop_front();

@@ -554,6 +554,16 @@ struct alignas(64) Shard {
   // accounted bytes.
   uint64_t pinned_keys ABSL_GUARDED_BY(mu) = 0;
   uint64_t pinned_bytes ABSL_GUARDED_BY(mu) = 0;
+  // The memory total's accounting (Store::Impl::AddUsedLocked): while the
+  // store has no memory limit, a change of the accounted bytes made under
+  // this lock is added here, with a plain load and store, instead of to the
+  // process-wide total (a locked add, ~5 ns, several a write); the total is
+  // that plus every shard's `used`, which may be negative (an entry counted
+  // globally and removed here).  `count_globally` is switched, under this
+  // lock, before a limit takes effect (Store::Impl::SetMemoryLimit); it
+  // also sends the pinned bytes to the process-wide figure eviction needs.
+  bool count_globally ABSL_GUARDED_BY(mu) = false;
+  std::atomic<int64_t> used{0};  // written under mu; read by Stats without it
   // With a replicator: stamps of deleted or expired keys, and the order
   // they were made in (for collection after tombstone_ttl_ms).
   absl::flat_hash_map<std::string, Tombstone, KeyHash, KeyEq> tombstones ABSL_GUARDED_BY(mu);

@@ -76,7 +76,7 @@ bool Store::Impl::InstallLocked(Shard& s, Map::iterator* itp, const HashedKey& h
   const int64_t old_expiry = exists ? it->second.expires_at : 0;
   bool ttl_inserted = false;
   return Transact(
-      fresh->mem_size, old_mem, force, old_pinned, shortfall,
+      s, fresh->mem_size, old_mem, force, old_pinned, shortfall,
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
         // The node first: the index item points at its key.
         if (!exists) it = EmplaceLocked(s, hk);
@@ -123,7 +123,7 @@ void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* fr
       auto r = s.fence_records.find(std::string_view(it->first));
       if (r != s.fence_records.end()) {
         fence = std::max(fence, r->second);
-        used_.fetch_sub(FenceRecordMem(r->first.size()), std::memory_order_relaxed);
+        AddUsedLocked(s, -static_cast<int64_t>(FenceRecordMem(r->first.size())));
         tombstone_used_.fetch_sub(FenceRecordMem(r->first.size()), std::memory_order_relaxed);
         s.fence_records.erase(r);
       }
@@ -160,7 +160,7 @@ void Store::Impl::RecordFenceLocked(Shard& s, std::string_view key, uint64_t fen
   try {
     auto [r, inserted] = s.fence_records.try_emplace(std::string(key), fence);
     if (inserted) {
-      used_.fetch_add(FenceRecordMem(key.size()), std::memory_order_relaxed);
+      AddUsedLocked(s, static_cast<int64_t>(FenceRecordMem(key.size())));
       tombstone_used_.fetch_add(FenceRecordMem(key.size()), std::memory_order_relaxed);
     } else {
       r->second = std::max(r->second, fence);

@@ -123,7 +123,7 @@ Status Store::Impl::HDel(std::string_view key, const std::vector<std::string_vie
           DeleteLocked(s, it, key);
           return Status::kOk;
         }
-        Release(e.mem_size - freed, e.mem_size);
+        Release(s, e.mem_size - freed, e.mem_size);
         e.mem_size -= freed;
         e.version = ++s.last_version;
         PublishLocked(s, Mutation::Kind::kSet, key, &e);
@@ -212,7 +212,7 @@ Status Store::Impl::HSetLocked(
   HashFields staged;
   std::unique_ptr<HashFields> made;
   const bool installed = Transact(
-      new_mem, old_mem, false, 0, shortfall,
+      s, new_mem, old_mem, false, 0, shortfall,
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
         for (const auto& [f, v] : want) {
           if (h != nullptr && h->contains(f)) {

@@ -90,12 +90,21 @@ class Store::Impl {
   // record makes live again.
   void StartSweeper();
   const StoreOptions& options() const { return options_; }
-  void SetMemoryLimit(uint64_t bytes) { memory_limit_.store(bytes, std::memory_order_relaxed); }
+  // Before a limit applies, every shard counts globally (Shard::used folded
+  // into used_, its pinned bytes into pinned_used_), so that a write under a
+  // limit checks the whole total; without one, shards count locally again.
+  // Takes every shard's lock in turn: from inside an atomic section only
+  // when it holds every shard (RESP's EXEC of a CONFIG).
+  void SetMemoryLimit(uint64_t bytes) ABSL_LOCKS_EXCLUDED(limit_mu_);
+  // Makes `s` count globally, folding its part in, or locally again.
+  void CountGloballyLocked(Shard& s, bool global) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
   uint64_t memory_limit() const { return memory_limit_.load(std::memory_order_relaxed); }
   bool OverMemoryLimit() const {
     const uint64_t limit = memory_limit();
     return limit != 0 && !lru() && used_.load(std::memory_order_relaxed) > limit;
   }
+  // The accounted total: used_ and every shard's local part.
+  uint64_t MemoryUsed() const;
   int64_t NowMs() const { return clock_->NowMs(); }
 
   // --- persistence (persistence.cc) ---------------------------------------
@@ -665,17 +674,28 @@ class Store::Impl {
   // evicting every unpinned entry could not make room, *shortfall is
   // kNeverFits, so that nothing is evicted for it.  A shrink is applied by
   // Release once the change is made.
-  bool Reserve(uint64_t new_mem, uint64_t old_mem, bool force, uint64_t* shortfall,
-               uint64_t old_pinned = 0);
+  // `s` is a shard the caller holds exclusively (any of them, for a write to
+  // several: only the sum of the parts is a figure).
+  bool Reserve(Shard& s, uint64_t new_mem, uint64_t old_mem, bool force, uint64_t* shortfall,
+               uint64_t old_pinned = 0) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
 
   // Whether new_mem bytes could not fit beside what eviction cannot remove:
   // the pinned entries (but those the write replaces) and the tombstones.
   bool NeverFits(uint64_t new_mem, uint64_t old_pinned) const;
-  void Unreserve(uint64_t new_mem, uint64_t old_mem) {
-    if (new_mem > old_mem) used_.fetch_sub(new_mem - old_mem, std::memory_order_relaxed);
+  void Unreserve(Shard& s, uint64_t new_mem, uint64_t old_mem) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    if (new_mem > old_mem) AddUsedLocked(s, -static_cast<int64_t>(new_mem - old_mem));
   }
-  void Release(uint64_t new_mem, uint64_t old_mem) {
-    if (new_mem < old_mem) used_.fetch_sub(old_mem - new_mem, std::memory_order_relaxed);
+  void Release(Shard& s, uint64_t new_mem, uint64_t old_mem) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    if (new_mem < old_mem) AddUsedLocked(s, -static_cast<int64_t>(old_mem - new_mem));
+  }
+  // Adds `delta` accounted bytes: to the shard's part, or to used_ while
+  // the shard counts globally (Shard::count_globally).
+  void AddUsedLocked(Shard& s, int64_t delta) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    if (s.count_globally) {
+      used_.fetch_add(static_cast<uint64_t>(delta), std::memory_order_relaxed);
+    } else {
+      s.used.store(s.used.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+    }
   }
 
   // Runs `attempt`, which takes its lock and reports a reservation refused
@@ -731,17 +751,17 @@ class Store::Impl {
     if (add) {
       s.pinned_keys++;
       s.pinned_bytes += e.mem_size;
-      pinned_used_.fetch_add(e.mem_size, std::memory_order_relaxed);
+      if (s.count_globally) pinned_used_.fetch_add(e.mem_size, std::memory_order_relaxed);
     } else {
       s.pinned_keys--;
       s.pinned_bytes -= e.mem_size;
-      pinned_used_.fetch_sub(e.mem_size, std::memory_order_relaxed);
+      if (s.count_globally) pinned_used_.fetch_sub(e.mem_size, std::memory_order_relaxed);
     }
   }
 
   // Moves the accounted total (and the tombstones' share of it) by one
   // tombstone of a key of key_len bytes.
-  void AccountTombstone(size_t key_len, bool add);
+  void AccountTombstone(Shard& s, size_t key_len, bool add) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu);
   static uint64_t LiveCountLocked(const Shard& s, int64_t now) ABSL_SHARED_LOCKS_REQUIRED(s.mu);
 
   // Removes the entry at `it` and its index node, settling memory.  Allocates
@@ -755,7 +775,7 @@ class Store::Impl {
     if (e.expires_at != 0) s.ttl.erase(TtlItem{e.expires_at, &it->first});
     TrackCompressedLocked(s, e, false);
     TrackPinnedLocked(s, e, false);
-    used_.fetch_sub(e.mem_size, std::memory_order_relaxed);
+    AddUsedLocked(s, -static_cast<int64_t>(e.mem_size));
     if (e.type == ValueType::kString && e.value.capacity() <= kSpareValueMax &&
         StringHeapMem(e.value.capacity()) != 0 && StringHeapMem(s.spare_value.capacity()) == 0) {
       s.spare_value = std::move(e.value);  // see Shard::spare_value
@@ -851,20 +871,20 @@ class Store::Impl {
   // are annotated with them, which the analysis cannot match through a
   // template parameter, hence none here.
   template <typename Allocate, typename Undo, typename Apply>
-  bool Transact(uint64_t new_mem, uint64_t old_mem, bool force, uint64_t old_pinned,
+  bool Transact(Shard& s, uint64_t new_mem, uint64_t old_mem, bool force, uint64_t old_pinned,
                 uint64_t* shortfall, Allocate allocate, Undo undo,
                 Apply apply) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    if (!Reserve(new_mem, old_mem, force, shortfall, old_pinned)) return false;
+    if (!Reserve(s, new_mem, old_mem, force, shortfall, old_pinned)) return false;
     try {
       allocate();
     } catch (const std::bad_alloc&) {
       undo();
-      Unreserve(new_mem, old_mem);
+      Unreserve(s, new_mem, old_mem);
       *shortfall = 0;
       return false;
     }
     apply();
-    Release(new_mem, old_mem);
+    Release(s, new_mem, old_mem);
     return true;
   }
 
@@ -1087,11 +1107,20 @@ class Store::Impl {
   const size_t total_shards_;  // shard_mask_ + 1 per database
   const std::unique_ptr<Shard[]> shards_;
   HitCounters counters_;  // reads that found a live string, or nothing
+  // The accounted total's global part (MemoryUsed adds the shards'); the
+  // whole total while a limit applies.
   std::atomic<uint64_t> used_{0};
   // options_.memory_limit until SetMemoryLimit (CONFIG SET maxmemory).
   std::atomic<uint64_t> memory_limit_{0};
+  // SetMemoryLimit's latest call (a sequence number) and its limit: a call
+  // publishes a non-zero limit only if no later one began meanwhile.  Never
+  // held with a shard lock.
+  Mutex limit_mu_;
+  uint64_t limit_seq_ ABSL_GUARDED_BY(limit_mu_) = 0;
+  std::atomic<uint64_t> limit_target_{0};  // read by the sweeps under shard locks
   // The parts of used_ that eviction cannot remove: pinned entries (live or
-  // expired and not yet removed) and tombstones.
+  // expired and not yet removed; kept only while shards count globally) and
+  // tombstones.
   std::atomic<uint64_t> pinned_used_{0};
   std::atomic<uint64_t> tombstone_used_{0};
   std::atomic<size_t> next_evict_shard_{0};

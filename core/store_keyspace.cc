@@ -204,9 +204,9 @@ void Store::Impl::ClearShardLocked(Shard& s) {
   }
   RaiseFenceFloor(floor);
   s.fence_records.clear();
-  used_.fetch_sub(mem + tomb, std::memory_order_relaxed);
+  AddUsedLocked(s, -static_cast<int64_t>(mem + tomb));
   tombstone_used_.fetch_sub(tomb, std::memory_order_relaxed);
-  pinned_used_.fetch_sub(s.pinned_bytes, std::memory_order_relaxed);
+  if (s.count_globally) pinned_used_.fetch_sub(s.pinned_bytes, std::memory_order_relaxed);
   s.pinned_keys = s.pinned_bytes = 0;
   Map().swap(s.map);  // swap, not clear(): the table's memory goes too
   std::string().swap(s.spare_value);
@@ -438,7 +438,7 @@ StoreStats Store::Impl::Stats() const {
   }
   st.hits = counters_.hits();
   st.misses = counters_.misses();
-  st.memory_used = used_.load(std::memory_order_relaxed);
+  st.memory_used = MemoryUsed();
   return st;
 }
 
@@ -466,8 +466,8 @@ Status Store::Impl::SetExpiryLocked(Shard& s, Map::iterator it, int64_t at_ms) {
         : at_ms == 0 && e.expires_at != 0 ? e.mem_size - ttl_part
                                           : e.mem_size;
     uint64_t unused = 0;
-    Reserve(new_mem, e.mem_size, /*force=*/true, &unused);
-    Release(new_mem, e.mem_size);
+    Reserve(s, new_mem, e.mem_size, /*force=*/true, &unused);
+    Release(s, new_mem, e.mem_size);
     TrackPinnedLocked(s, e, false);
     e.mem_size = new_mem;
     e.expires_at = at_ms;
@@ -508,7 +508,7 @@ Status Store::Impl::RenameLocked(Shard& a, Shard& b, const HashedKey& hs, const 
   bool ttl_inserted = false;
   Entry* de = nullptr;
   const bool installed = Transact(
-      new_mem, old_mem, false, old_pinned, shortfall,
+      b, new_mem, old_mem, false, old_pinned, shortfall,
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu) {
         // The node first: the index item points at its key.
         if (!dst_existed) {
@@ -593,6 +593,12 @@ void Store::Impl::SwapShardsLocked(Shard& x, Shard& y) {
   }
   for (auto& [k, w] : y.watched) {
     if (x.map.find(k) != x.map.end() || y.map.find(k) != y.map.end()) ++w.touched;
+  }
+  // The pinned bytes change shards below: both must count the same way
+  // (a SetMemoryLimit may be half way); counting globally is always exact.
+  if (x.count_globally != y.count_globally) {
+    CountGloballyLocked(x, true);
+    CountGloballyLocked(y, true);
   }
   x.map.swap(y.map);
   x.ttl.swap(y.ttl);

@@ -46,7 +46,7 @@ bool ResolveIndex(int64_t index, int64_t len, size_t* at) {
 void Store::Impl::ListChangedLocked(Shard& s, Map::iterator it, std::string_view key,
                                     uint64_t new_mem, int64_t now) {
   Entry& e = it->second;
-  Release(new_mem, e.mem_size);
+  Release(s, new_mem, e.mem_size);
   e.mem_size = new_mem;
   e.version = ++s.last_version;
   e.last_access.store(now, std::memory_order_relaxed);
@@ -78,7 +78,7 @@ Status Store::Impl::ListPush(std::string_view key, const std::vector<std::string
     std::unique_ptr<ListValue> made;
     size_t pushed = 0;  // onto an existing list, for the undo
     const bool installed = Transact(
-        new_mem, old_mem, false, 0, shortfall,
+        s, new_mem, old_mem, false, 0, shortfall,
         [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
           ListValue* l = nullptr;
           if (!exists) {
@@ -232,7 +232,7 @@ Status Store::Impl::ListSet(std::string_view key, int64_t index, std::string_vie
     const uint64_t new_mem = old_mem - ListElementMem(items[at].size()) + ListElementMem(value.size());
     std::string fresh;
     const bool installed = Transact(
-        new_mem, old_mem, false, 0, shortfall, [&] { fresh = std::string(value); }, [] {},
+        s, new_mem, old_mem, false, 0, shortfall, [&] { fresh = std::string(value); }, [] {},
         [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
           items[at].swap(fresh);
           Entry& e = it->second;
@@ -348,7 +348,7 @@ Status Store::Impl::ListInsert(std::string_view key, bool before, std::string_vi
     const uint64_t old_mem = it->second.mem_size;
     const uint64_t new_mem = old_mem + ListElementMem(element.size());
     const bool installed = Transact(
-        new_mem, old_mem, false, 0, shortfall,
+        s, new_mem, old_mem, false, 0, shortfall,
         [&] {
           // A deque's insert changes nothing when the allocation throws
           // (std::string's moves do not).
@@ -454,7 +454,7 @@ Status Store::Impl::ListMoveLocked(Shard& a, Shard& b, const HashedKey& hs, cons
   const uint64_t src_new_mem = src_mem - em;
   std::unique_ptr<ListValue> made;
   const bool installed = Transact(
-      src_new_mem + dst_new_mem, src_mem + dst_mem, false, 0, shortfall,
+      b, src_new_mem + dst_new_mem, src_mem + dst_mem, false, 0, shortfall,
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu) {
         if (!dst_existed) {
           made = std::make_unique<ListValue>();

@@ -65,7 +65,7 @@ Status Store::Impl::SAdd(std::string_view key, const std::vector<std::string_vie
     std::unique_ptr<SetValue> made;
     size_t inserted = 0;  // into an existing set, for the undo
     const bool installed = Transact(
-        new_mem, old_mem, false, 0, shortfall,
+        s, new_mem, old_mem, false, 0, shortfall,
         [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
           SetValue* target = set;
           if (!exists) {
@@ -129,7 +129,7 @@ Status Store::Impl::SRem(std::string_view key, const std::vector<std::string_vie
         if (*removed == 0) return Status::kOk;
         *changed = true;
         e.mem_size -= freed;  // what the empty set's removal below gives back
-        Release(e.mem_size, e.mem_size + freed);
+        Release(s, e.mem_size, e.mem_size + freed);
         if (e.set()->size() == 0) {  // the last member takes the key with it
           DeleteLocked(s, it, key);
           return Status::kOk;
@@ -210,7 +210,7 @@ Status Store::Impl::SPop(std::string_view key, uint64_t count, std::vector<std::
         }
         *changed = true;
         e.mem_size -= freed;
-        Release(e.mem_size, e.mem_size + freed);
+        Release(s, e.mem_size, e.mem_size + freed);
         if (set->size() == 0) {
           DeleteLocked(s, it, key);
           return Status::kOk;
@@ -315,7 +315,7 @@ Status Store::Impl::SMoveLocked(Shard& a, Shard& b, const HashedKey& hs, const H
   const uint64_t new_total = src_old - mm + dst_new;
   std::unique_ptr<SetValue> made;
   const bool installed = Transact(
-      new_total, old_total, false, 0, shortfall,
+      b, new_total, old_total, false, 0, shortfall,
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu) {
         if (!dst_exists) {
           made = std::make_unique<SetValue>();
@@ -527,7 +527,7 @@ Status Store::Impl::SCombineStore(Store::SetOp op, std::string_view dst,
           // The views may point into dst's own set: the new one is built
           // whole before the entry changes.
           const bool installed = Transact(
-              new_mem, old_mem, false, old_pinned, shortfall,
+              ds, new_mem, old_mem, false, old_pinned, shortfall,
               [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
                 made = std::make_unique<SetValue>();
                 made->order.reserve(views.size());

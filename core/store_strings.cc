@@ -437,7 +437,7 @@ Status Store::Impl::MSetLocked(const std::vector<HashedKey>& keys, std::vector<P
   changed->reserve(changed->size() + n);
   std::vector<size_t> created;
   const bool installed = Transact(
-      new_total, old_total, false, old_pinned, shortfall,
+      *shards[0], new_total, old_total, false, old_pinned, shortfall,
       [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
         for (size_t i = 0; i < n; ++i) {
           if (existed[i]) continue;

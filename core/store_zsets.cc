@@ -475,7 +475,7 @@ Status Store::Impl::ZAdd(std::string_view key,
     std::unique_ptr<ZSetValue> made;
     size_t done = 0;  // steps whose new nodes are in place
     const bool installed = Transact(
-        new_mem, old_mem, false, 0, shortfall,
+        s, new_mem, old_mem, false, 0, shortfall,
         [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
           if (!exists) {
             made = std::make_unique<ZSetValue>();
@@ -569,7 +569,7 @@ Status Store::Impl::ZRem(std::string_view key, const std::vector<std::string_vie
           DeleteLocked(s, it, key);
           return Status::kOk;
         }
-        Release(e.mem_size - freed, e.mem_size);
+        Release(s, e.mem_size - freed, e.mem_size);
         e.mem_size -= freed;
         e.version = ++s.last_version;
         PublishLocked(s, Mutation::Kind::kSet, key, &e);
@@ -611,7 +611,7 @@ void Store::Impl::ZRemoveRanksLocked(Shard& s, Map::iterator it, std::string_vie
     DeleteLocked(s, it, key);
     return;
   }
-  Release(e.mem_size - freed, e.mem_size);
+  Release(s, e.mem_size - freed, e.mem_size);
   e.mem_size -= freed;
   e.version = ++s.last_version;
   PublishLocked(s, Mutation::Kind::kSet, key, &e);

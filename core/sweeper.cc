@@ -14,7 +14,16 @@ Store::Impl::Impl(const StoreOptions& o)
       shard_mask_(o.shards - 1),
       total_shards_(o.shards * o.databases),
       shards_(new Shard[o.shards * o.databases]),
-      memory_limit_(o.memory_limit) {}
+      memory_limit_(o.memory_limit),
+      limit_target_(o.memory_limit) {
+  // A limit from the start: every shard counts globally from the start.
+  if (o.memory_limit != 0) {
+    for (size_t i = 0; i < total_shards_; ++i) {
+      WriterLock w(&shards_[i].mu);
+      shards_[i].count_globally = true;
+    }
+  }
+}
 
 void Store::Impl::StartSweeper() {
   if (options_.sweep_interval_ms > 0) sweeper_ = std::thread([this] { SweepLoop(); });
