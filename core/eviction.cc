@@ -1,7 +1,5 @@
 // Memory accounting against the limit (Reserve) and allkeys-lru eviction.
 
-#include <cassert>
-
 #include "store_impl.h"
 
 namespace ephpm {
@@ -15,8 +13,8 @@ bool Store::Impl::Reserve(Shard& s, uint64_t new_mem, uint64_t old_mem, bool for
     AddUsedLocked(s, static_cast<int64_t>(delta));
     return true;
   }
-  // A limit is set only once every shard counts globally: used_ is the total.
-  assert(s.count_globally);
+  // A limit is published only once every shard counts globally
+  // (SetMemoryLimit): used_ is the whole total here.
   uint64_t cur = used_.load(std::memory_order_relaxed);
   do {
     if (cur + delta > limit) {

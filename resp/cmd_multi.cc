@@ -99,7 +99,7 @@ void CmdExec(Ctx& c) {
   // names, and the WATCHed keys (their check must be part of the same
   // step).  A command that names no key locks its whole database; a SELECT
   // inside moves the later commands to its database, MOVE names the key in
-  // both, FLUSHALL and CONFIG lock every database.
+  // both, FLUSHALL and CONFIG SET lock every database.
   std::vector<std::pair<uint32_t, std::string_view>> keys;
   std::vector<uint32_t> whole;
   const uint64_t databases = c.store->options().databases;
@@ -120,7 +120,7 @@ void CmdExec(Ctx& c) {
     }
     // CONFIG SET maxmemory takes every shard's lock in turn
     // (Store::SetMemoryLimit): inside the section only if it holds them all.
-    if (name == "flushall" || name == "config") {
+    if (name == "flushall" || name == "config|set") {
       for (uint32_t d = 0; d < databases; ++d) whole.push_back(d);
       continue;
     }

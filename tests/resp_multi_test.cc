@@ -284,3 +284,39 @@ TEST_CASE("EXEC in a cluster: keys of two owners are CROSSSLOT, a remote owner's
   REQUIRE(c.Call({"GET", "a2"}) == kQueued);
   CHECK(c.Call({"EXEC"}) == Arr({kOk, kNil}));
 }
+
+TEST_CASE("MULTI: CONFIG SET maxmemory inside EXEC, beside SWAPDBs, takes no lock out of order",
+          "[resp][multi]") {
+  // Setting a limit takes every shard's lock in turn (Store::SetMemoryLimit).
+  // Inside EXEC the transaction already holds its shards: were those only
+  // database 1's, taking database 0's after them would invert the order a
+  // SWAPDB 0 1 takes them in, and the two would wait for each other.  So a
+  // transaction with CONFIG holds every database.  (Two databases of four
+  // shards: few locks, for ThreadSanitizer's deadlock detector.)
+  StoreOptions so;
+  so.databases = 2;
+  so.shards = 4;
+  Fixture f({}, so);
+  Client a(f.port());
+  std::atomic<bool> stop{false};
+  std::atomic<int> bad{0};
+  std::thread swapper([&] {
+    Client b(f.port());
+    while (!stop.load()) {
+      if (b.Call({"SWAPDB", "0", "1"}) != kOk) bad++;
+    }
+  });
+  for (int i = 0; i < 200; ++i) {
+    const std::string limit = i % 2 == 0 ? "104857600" : "0";
+    REQUIRE(a.Call({"MULTI"}) == kOk);
+    REQUIRE(a.Call({"SELECT", "1"}) == kQueued);
+    REQUIRE(a.Call({"SET", "k", std::to_string(i)}) == kQueued);
+    REQUIRE(a.Call({"CONFIG", "SET", "maxmemory", limit}) == kQueued);
+    REQUIRE(a.Call({"EXEC"}) == Arr({kOk, kOk, kOk}));
+    REQUIRE(a.Call({"CONFIG", "GET", "maxmemory"}) == Arr({Bulk("maxmemory"), Bulk(limit)}));
+    REQUIRE(a.Call({"SELECT", "0"}) == kOk);
+  }
+  stop = true;
+  swapper.join();
+  CHECK(bad.load() == 0);
+}
