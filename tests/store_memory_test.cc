@@ -325,6 +325,42 @@ ephpm::StoreOptions ExactLru(uint64_t limit) {
 
 const std::string kToken(32, 't');  // the session handler's token length
 
+// Two locks and two 100-byte values in `s`, whose limit (set first when
+// `set_limit`, else given by its options) is their sum: a write that would
+// fit an empty store but not beside the locks is refused before anything is
+// evicted (eviction's 'never fits' reads the pinned figure).  Returns the
+// limit.
+uint64_t CheckRefusedBesideLocks(Store& s, bool set_limit) {
+  const uint64_t lock = EntrySize(2, kToken.size(), true);
+  const uint64_t data = EntrySize(2, 100, false);
+  const uint64_t limit = lock * 2 + data * 2;
+  REQUIRE(s.SetNx("l0", kToken, 30000) == SetNxOutcome::kInserted);
+  REQUIRE(s.SetNx("l1", kToken, 30000) == SetNxOutcome::kInserted);
+  REQUIRE(s.Set("d0", std::string(100, 'a')) == Status::kOk);
+  REQUIRE(s.Set("d1", std::string(100, 'b')) == Status::kOk);
+  if (set_limit) s.SetMemoryLimit(limit);
+  REQUIRE(s.memory_limit() == limit);
+  // Fits in an empty store, but not in what the locks leave.
+  const std::string big(data * 2, 'x');
+  REQUIRE(EntrySize(3, big.size(), false) <= limit);
+  REQUIRE(EntrySize(3, big.size(), false) > limit - lock * 2);
+  CHECK(s.Set("big", big) == Status::kOutOfMemory);
+  CHECK(s.Stats().evicted == 0);
+  CHECK(s.DbSize() == 4);
+  return limit;
+}
+
+// After CheckRefusedBesideLocks: a write that fits once the values are
+// evicted evicts them, and the locks stay.
+void CheckEvictsBesideLocks(Store& s) {
+  CHECK(s.Set("mid", std::string(150, 'm')) == Status::kOk);
+  CHECK(s.Stats().evicted == 2);
+  std::string v;
+  CHECK(s.Get("l0", &v) == Status::kOk);
+  CHECK(s.Get("l1", &v) == Status::kOk);
+  CHECK(s.Stats().memory_used == SumOfEntries(s));
+}
+
 }  // namespace
 
 TEST_CASE("allkeys-lru never evicts a live lock, even the least recently used key",
@@ -396,26 +432,9 @@ TEST_CASE("allkeys-lru: a write that cannot fit beside the locks is refused befo
   ManualClock clock;
   const uint64_t lock = EntrySize(2, kToken.size(), true);
   const uint64_t data = EntrySize(2, 100, false);
-  const uint64_t limit = lock * 2 + data * 2;
-  auto s = MakeStore(ExactLru(limit), &clock);
-  REQUIRE(s->SetNx("l0", kToken, 30000) == SetNxOutcome::kInserted);
-  REQUIRE(s->SetNx("l1", kToken, 30000) == SetNxOutcome::kInserted);
-  REQUIRE(s->Set("d0", std::string(100, 'a')) == Status::kOk);
-  REQUIRE(s->Set("d1", std::string(100, 'b')) == Status::kOk);
-  // Fits in an empty store, but not in what the locks leave.
-  const std::string big(data * 2, 'x');
-  REQUIRE(EntrySize(3, big.size(), false) <= limit);
-  REQUIRE(EntrySize(3, big.size(), false) > limit - lock * 2);
-  CHECK(s->Set("big", big) == Status::kOutOfMemory);
-  CHECK(s->Stats().evicted == 0);
-  CHECK(s->DbSize() == 4);
-  // A write that fits once the data is evicted still evicts it.
-  CHECK(s->Set("mid", std::string(150, 'm')) == Status::kOk);
-  CHECK(s->Stats().evicted == 2);
-  std::string v;
-  CHECK(s->Get("l0", &v) == Status::kOk);
-  CHECK(s->Get("l1", &v) == Status::kOk);
-  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+  auto s = MakeStore(ExactLru(lock * 2 + data * 2), &clock);
+  CheckRefusedBesideLocks(*s, /*set_limit=*/false);
+  CheckEvictsBesideLocks(*s);
 }
 
 TEST_CASE("allkeys-lru evicts a set_nx key without a TTL: it is ordinary data",
@@ -888,29 +907,14 @@ TEST_CASE("locks taken before a limit count as pinned once it applies",
   // which are gathered only once a limit is set: the locks here were taken
   // without one.
   ManualClock clock;
-  const uint64_t lock = EntrySize(2, kToken.size(), true);
-  const uint64_t data = EntrySize(2, 100, false);
   auto o = ExactLru(0);
   o.shards = 4;
-  o.eviction_samples = 64;
   auto s = MakeStore(o, &clock);
-  REQUIRE(s->SetNx("l0", kToken, 30000) == SetNxOutcome::kInserted);
-  REQUIRE(s->SetNx("l1", kToken, 30000) == SetNxOutcome::kInserted);
-  REQUIRE(s->Set("d0", std::string(100, 'a')) == Status::kOk);
-  REQUIRE(s->Set("d1", std::string(100, 'b')) == Status::kOk);
-  const uint64_t limit = lock * 2 + data * 2;
-  s->SetMemoryLimit(limit);
-  const std::string big(data * 2, 'x');
-  REQUIRE(EntrySize(3, big.size(), false) > limit - lock * 2);
-  CHECK(s->Set("big", big) == Status::kOutOfMemory);
-  CHECK(s->Stats().evicted == 0);  // refused before anything went
-  CHECK(s->DbSize() == 4);
+  const uint64_t limit = CheckRefusedBesideLocks(*s, /*set_limit=*/true);
   // Lifted and set again: the pinned figure is not counted twice.
   s->SetMemoryLimit(0);
   s->SetMemoryLimit(limit);
-  CHECK(s->Set("mid", std::string(150, 'm')) == Status::kOk);
-  CHECK(s->Stats().evicted == 2);
-  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+  CheckEvictsBesideLocks(*s);
 }
 
 TEST_CASE("the memory total stays exact while limits change under concurrent writers",
@@ -977,8 +981,6 @@ TEST_CASE("the pinned figure stays exact when SWAPDB meets a limit being set",
   // The race is one of timing: ten rounds, each a fresh store.
   for (int round = 0; round < 10; ++round) {
     ManualClock clock;
-    const uint64_t lock = EntrySize(2, kToken.size(), true);
-    const uint64_t data = EntrySize(2, 100, false);
     auto o = ExactLru(0);
     o.shards = 4;
     o.databases = 2;
@@ -1018,16 +1020,7 @@ TEST_CASE("the pinned figure stays exact when SWAPDB meets a limit being set",
     for (auto& t : threads) t.join();
     REQUIRE(failures.load() == 0);
     REQUIRE(s->FlushEveryDatabase() == Status::kOk);  // what a swap left behind
-
-    REQUIRE(s->SetNx("l0", kToken, 30000) == SetNxOutcome::kInserted);
-    REQUIRE(s->SetNx("l1", kToken, 30000) == SetNxOutcome::kInserted);
-    REQUIRE(s->Set("d0", std::string(100, 'a')) == Status::kOk);
-    REQUIRE(s->Set("d1", std::string(100, 'b')) == Status::kOk);
-    const uint64_t limit = lock * 2 + data * 2;
-    s->SetMemoryLimit(limit);
-    CHECK(s->Set("big", std::string(data * 2, 'x')) == Status::kOutOfMemory);
-    CHECK(s->Stats().evicted == 0);
-    CHECK(s->Set("mid", std::string(150, 'm')) == Status::kOk);
-    CHECK(s->Stats().evicted == 2);
+    CheckRefusedBesideLocks(*s, /*set_limit=*/true);
+    CheckEvictsBesideLocks(*s);
   }
 }
