@@ -268,17 +268,33 @@ Status Store::Impl::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned con
 }
 
 Status Store::Impl::RandomKey(std::string* key) const {
+  // Every key about as likely as any other, as Redis's: the entry of a
+  // random rank over the shards' sizes (then the first live one from there,
+  // so an expired entry not yet removed passes its chance to the next).  A
+  // random shard instead would favour a key whose shard follows empty ones.
+  // The sizes are read one shard at a time: when writers change them in
+  // between, the rank may fall past the end, and the walk wraps.
   const size_t n = shard_mask_ + 1;
-  const size_t start = static_cast<size_t>(RandomBelow(n));
-  for (size_t k = 0; k < n; ++k) {
-    Shard& s = shards_[DbBase() + ((start + k) & shard_mask_)];
+  const size_t base = DbBase();
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Shard& s = shards_[base + i];
     ReaderLock l(&s.mu);
-    const int64_t now = clock_->NowMs();
+    total += s.map.size();
+  }
+  if (total == 0) return Status::kNotFound;
+  uint64_t rank = RandomBelow(total);
+  for (size_t k = 0; k < 2 * n; ++k) {
+    Shard& s = shards_[base + (k & shard_mask_)];
+    ReaderLock l(&s.mu);
     const size_t size = s.map.size();
-    if (size == 0) continue;
-    // A random position, then the first live entry from there (wrapping).
+    if (rank >= size) {
+      rank -= std::min<uint64_t>(rank, size);
+      continue;
+    }
+    const int64_t now = clock_->NowMs();
     auto it = s.map.begin();
-    std::advance(it, static_cast<std::ptrdiff_t>(RandomBelow(size)));
+    std::advance(it, static_cast<std::ptrdiff_t>(rank));
     for (size_t tried = 0; tried < size; ++tried) {
       if (!IsExpired(it->second, now)) {
         *key = it->first;
@@ -286,6 +302,7 @@ Status Store::Impl::RandomKey(std::string* key) const {
       }
       if (++it == s.map.end()) it = s.map.begin();
     }
+    rank = 0;  // every entry here expired: the next shard's first live one
   }
   return Status::kNotFound;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -431,6 +432,40 @@ TEST_CASE("RandomKey returns a live key, or kNotFound", "[store][keys]") {
   }
   CHECK(seen.count("dead") == 0);
   CHECK(seen.size() > 10);  // not stuck on one key
+}
+
+TEST_CASE("RandomKey picks every key about as often, wherever their shards are",
+          "[store][keys]") {
+  // Redis's test suite (keyspace.tcl, RANDOMKEY) sets two keys and expects
+  // to see both within 100 calls.  Two keys in neighbouring shards are the
+  // hard case for a pick by shard: the first of them would follow one
+  // empty shard where the second follows 62.
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  const size_t shards = s->ShardsPerDatabase();
+  const std::string a = "a";
+  std::string b = "b";
+  for (int i = 0; s->ShardIndex(0, b) != (s->ShardIndex(0, a) + 1) % shards; ++i) {
+    b = "b" + std::to_string(i);
+  }
+  REQUIRE(s->Set(a, "v") == Status::kOk);
+  REQUIRE(s->Set(b, "v") == Status::kOk);
+  std::map<std::string, int> seen;
+  std::string k;
+  for (int i = 0; i < 2000; ++i) {
+    REQUIRE(s->RandomKey(&k) == Status::kOk);
+    seen[k]++;
+  }
+  CHECK(seen.size() == 2);
+  CHECK(seen[a] > 800);
+  CHECK(seen[b] > 800);
+  // An expired entry passes its chance on, and is never the answer.
+  REQUIRE(s->Set("dead", "v", 10) == Status::kOk);
+  clock.Advance(10);
+  for (int i = 0; i < 200; ++i) {
+    REQUIRE(s->RandomKey(&k) == Status::kOk);
+    CHECK(k != "dead");
+  }
 }
 
 TEST_CASE("Scan returns every key present for the whole walk exactly once", "[store][scan]") {
