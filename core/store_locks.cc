@@ -32,7 +32,7 @@ FencedGrant Store::Impl::TakeLocal(std::string_view key, std::string_view value,
     g.outcome = SetNxOutcome::kInvalidArgument;
     return g;
   }
-  Prepared p = PrepareForPut(value);  // a token is copied under the lock, into a spare node's buffer
+  Prepared p = PrepareForPut(value);  // copied under the lock (a spare buffer if one fits)
   p.ephemeral = ephemeral;
   const HashedKey hk = HashKey(key);
   g.outcome = Mutate<SetNxOutcome>(
