@@ -172,9 +172,10 @@ void ClusterNode::Impl::ApplyUpdateLocked(const MemberRecord& rec, Effects* fx) 
   }
   GossipLocked(rec);
   if (rec.state == MemberState::kDead && was != MemberState::kDead) {
-    // Nothing more will come from it: stop waiting for its state.
+    // Nothing more will come from it: stop waiting for its state (in
+    // strict mode, once it has left etcd's list too: OnEtcdMembers).
     catchup_.erase(rec.id);
-    sync_awaiting_.erase(rec.id);
+    if (etcd_members_.count(rec.id) == 0) sync_awaiting_.erase(rec.id);
     MaybeReadyLocked();
   }
   if (was == MemberState::kDead && rec.state != MemberState::kDead) {
@@ -249,11 +250,31 @@ void ClusterNode::Impl::RefreshPeersLocked() {
 }
 
 void ClusterNode::Impl::OnEtcdMembers(const EtcdMembers& members, int64_t revision) {
-  MutexLock l(&mu_);
-  if (revision < etcd_members_revision_) return;  // an older list, arriving late
-  etcd_members_ = members;
-  etcd_members_revision_ = revision;
-  RefreshPeersLocked();
+  std::vector<std::string> ask;
+  uint64_t round = 0;
+  {
+    MutexLock l(&mu_);
+    if (revision < etcd_members_revision_) return;  // an older list, arriving late
+    etcd_members_ = members;
+    etcd_members_revision_ = revision;
+    RefreshPeersLocked();
+    if (!ready_.load(std::memory_order_relaxed)) {
+      // Catching up: the round now needs the state of every member that
+      // confirms this node's decisions, and no longer that of one that
+      // left etcd's list and SWIM holds dead.
+      const std::map<std::string, std::string> awaited = AwaitedLocked();
+      for (auto it = sync_awaiting_.begin(); it != sync_awaiting_.end();) {
+        it = awaited.count(it->first) == 0 ? sync_awaiting_.erase(it) : std::next(it);
+      }
+      const int64_t now = SteadyMs();
+      for (const auto& [id, address] : awaited) {
+        if (sync_awaiting_.emplace(id, now).second) ask.push_back(address);
+      }
+      round = sync_round_;
+      MaybeReadyLocked();
+    }
+  }
+  if (!ask.empty()) AskForSync(ask, round);
 }
 
 void ClusterNode::Impl::MarkLocked(const std::string& id, MemberState state) {
@@ -343,11 +364,12 @@ void ClusterNode::Impl::Tick() {
     // (the request or the answer was lost, or it held this node dead
     // when it answered) is asked again.
     if (!ready_.load(std::memory_order_relaxed)) {
+      const std::map<std::string, std::string> awaited = AwaitedLocked();
       for (auto& [id, asked] : sync_awaiting_) {
-        auto m = members_.find(id);
-        if (m == members_.end() || now - asked < o_.request_timeout_ms) continue;
+        auto a = awaited.find(id);
+        if (a == awaited.end() || now - asked < o_.request_timeout_ms) continue;
         asked = now;
-        reask.push_back(m->second.rec.address);
+        reask.push_back(a->second);
       }
       reask_round = sync_round_;
     }

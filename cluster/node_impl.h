@@ -330,6 +330,11 @@ class ClusterNode::Impl {
   void SyncReceived(const std::string& sender, uint64_t round, uint64_t epoch, bool held_alive)
       ABSL_LOCKS_EXCLUDED(mu_);
   void MaybeReadyLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The members (id -> address) whose whole state a sync round needs: the
+  // ones that confirm this node's decisions (rule 4).  Those SWIM does not
+  // hold dead and, in strict mode, every member of etcd's list: they confirm
+  // as soon as they revive this node, whatever SWIM says here.
+  std::map<std::string, std::string> AwaitedLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<std::string> StartSyncRoundLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void AskForSync(const std::vector<std::string>& addresses, uint64_t round);
   void LoseStanding(const std::function<void()>& meanwhile = {}) ABSL_LOCKS_EXCLUDED(mu_);

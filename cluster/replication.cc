@@ -123,13 +123,30 @@ std::vector<std::string> ClusterNode::Impl::StartSyncRoundLocked() {
   sync_awaiting_.clear();
   std::vector<std::string> ask;
   const int64_t now = SteadyMs();
-  for (const auto& [id, m] : members_) {
-    if (id == o_.node_id || m.rec.state == MemberState::kDead) continue;
+  for (const auto& [id, address] : AwaitedLocked()) {
     sync_awaiting_[id] = now;
-    ask.push_back(m.rec.address);
+    ask.push_back(address);
   }
   MaybeReadyLocked();
   return ask;
+}
+
+std::map<std::string, std::string> ClusterNode::Impl::AwaitedLocked() const {
+  std::map<std::string, std::string> out;
+  for (const auto& [id, m] : members_) {
+    if (id != o_.node_id && m.rec.state != MemberState::kDead) out.emplace(id, m.rec.address);
+  }
+  // Strict mode: a member in etcd's list confirms this node's decisions
+  // (View::confirm) the moment it holds this node alive again, which can
+  // come before this node revives it.  Without its state, a copy with a
+  // gap (an unconfirmed decision forgotten, after the member's state had
+  // been passed over for the newer tentative write) would decide again and
+  // be confirmed.  It costs nothing: while such a member cannot send its
+  // state, it cannot confirm a decision either.
+  for (const auto& [id, address] : etcd_members_) {
+    if (id != o_.node_id) out.emplace(id, address);
+  }
+  return out;
 }
 
 void ClusterNode::Impl::AskForSync(const std::vector<std::string>& addresses, uint64_t round) {

@@ -148,8 +148,13 @@ class LossyProxy {
     shutdown(listen_, SHUT_RDWR);
     accept_.join();
     close(listen_);
-    std::lock_guard<std::mutex> l(mu_);
-    for (std::thread& t : conns_) t.join();
+    // Joined without the lock: a relay takes it (Take) until it sees stop_.
+    std::vector<std::thread> conns;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      conns.swap(conns_);
+    }
+    for (std::thread& t : conns) t.join();
   }
   std::string endpoint() const { return "127.0.0.1:" + std::to_string(port_); }
   void Arm(Mode m, const std::string& marker) {
@@ -660,4 +665,116 @@ TEST_CASE("strict: expire_if_eq refreshes only the holder's lock and keeps its f
   CHECK(t.b.store->ExpireIfEq("rk", "mine", 0) == ephpm::ExpireIfEqOutcome::kApplied);
   CHECK(t.c.store->LockState("rk", "mine").outcome == LockStateOutcome::kAbsent);
   CHECK(t.c.store->ExpireIfEq("rk", "mine", 0) == ephpm::ExpireIfEqOutcome::kNotMatched);
+}
+
+// An owner cut off from the other members (etcd still in reach) answers its
+// own increment "unknown" and forgets its copy of the counter (rule 5).
+// etcd still lists the others, so they confirm its decisions again as soon
+// as they revive it: it must not decide before it has their state, even
+// while SWIM holds them dead.  (CI, fault.strict seed 16497513000771955585:
+// the owner, ready because the only members it awaited were the ones SWIM
+// held alive, none, decided on the gap after the heal, and the others
+// confirmed it: a counter at 1 420 went back to 1.)
+TEST_CASE("strict: an owner cut off from the others decides again only with their state",
+          "[cluster][strict]") {
+  Etcd etcd;
+  StrictTrio t(etcd.endpoints, "/strict-" + std::to_string(getpid()) + "-cut");
+  REQUIRE(WaitFor(20000, [&] {
+            return t.Serving() && cluster_test::AllAlive(t.all(), {"a", "b", "c"});
+          }) >= 0);
+  const std::string counter = cluster_test::KeyOwnedBy(t.a, "a", "counter:");
+  int64_t v = 0;
+  for (int i = 0; i < 10; ++i) REQUIRE(t.b.store->IncrBy(counter, 1, &v) == ephpm::Status::kOk);
+  REQUIRE(v == 10);
+  auto everywhere = [&](const std::string& value) {
+    for (Node* n : t.all()) {
+      if (n->Get(counter) != value) return false;
+    }
+    return true;
+  };
+  REQUIRE(everywhere("10"));
+
+  auto cut = [&](bool on) {
+    for (Node* n : {&t.b, &t.c}) {
+      t.a.node->TestCutOff(n->id(), on);
+      n->node->TestCutOff("a", on);
+    }
+  };
+  cut(true);
+  // Nobody confirms a's own increment: unknown, and a drops what it wrote.
+  // It settles at its deadline (the request timeout), about when a's
+  // probes have made b and c suspect, before they are declared dead.
+  CHECK(t.a.store->IncrBy(counter, 1, &v) == ephpm::Status::kOwnerUnreachable);
+  CHECK(t.a.Get(counter) == "<missing>");
+  const ClusterOptions o = Fast("x");
+  REQUIRE(WaitFor(4 * ephpm::cluster::FailureDetectionBoundMs(o, 3), [&] {
+            auto va = t.a.View(), vb = t.b.View(), vc = t.c.View();
+            using ephpm::cluster::MemberState;
+            return va["b"] == MemberState::kDead && va["c"] == MemberState::kDead &&
+                   vb["a"] == MemberState::kDead && vc["a"] == MemberState::kDead;
+          }) >= 0);
+  // b and c are in etcd's list: a waits for their state (they cannot send
+  // it while the cut lasts), also once SWIM holds them dead.
+  std::this_thread::sleep_for(std::chrono::milliseconds(4 * o.probe_interval_ms));
+  CHECK_FALSE(t.a.node->Ready());
+  CHECK(t.a.store->IncrBy(counter, 1, &v) == ephpm::Status::kOwnerUnreachable);
+  CHECK(t.a.Get(counter) == "<missing>");
+
+  cut(false);
+  REQUIRE(WaitFor(4 * ephpm::cluster::FailureDetectionBoundMs(o, 3), [&] {
+            return cluster_test::AllAlive(t.all(), {"a", "b", "c"}) &&
+                   cluster_test::AllReady(t.all());
+          }) >= 0);
+  // The unknown increments reached nobody: the count goes on from 10.
+  REQUIRE(t.a.store->IncrBy(counter, 1, &v) == ephpm::Status::kOk);
+  CHECK(v == 11);
+  CHECK(everywhere("11"));
+}
+
+// The other side of the rule above: a member that is gone (here: cut off
+// from the members and from etcd, as a crashed host) stops being awaited
+// once its lease has run out and etcd's list no longer has it, so the
+// others decide again.
+TEST_CASE("strict: a member that left etcd's list is no longer awaited", "[cluster][strict]") {
+  Etcd etcd;
+  auto proxy = std::make_unique<LossyProxy>(etcd.endpoints);  // c's only way to etcd
+  const std::string prefix = "/strict-" + std::to_string(getpid()) + "-gone";
+  Node a(Strict("a", etcd.endpoints, prefix));
+  Node b([&] {
+    auto o = Strict("b", etcd.endpoints, prefix);
+    o.join = {a.address()};
+    return o;
+  }());
+  Node c([&] {
+    auto o = Strict("c", proxy->endpoint(), prefix);
+    o.join = {b.address()};
+    return o;
+  }());
+  const std::vector<Node*> all = {&a, &b, &c};
+  REQUIRE(WaitFor(20000, [&] {
+            for (Node* n : all) {
+              if (EtcdCounter(*n, "etcd_members") != 3 || !n->node->Ready()) return false;
+            }
+            return cluster_test::AllAlive(all, {"a", "b", "c"});
+          }) >= 0);
+  const std::string counter = cluster_test::KeyOwnedBy(a, "a", "counter:");
+  int64_t v = 0;
+  for (int i = 0; i < 10; ++i) REQUIRE(b.store->IncrBy(counter, 1, &v) == ephpm::Status::kOk);
+  for (Node* n : {&a, &b}) {
+    c.node->TestCutOff(n->id(), true);
+    n->node->TestCutOff("c", true);
+  }
+  proxy.reset();
+  // c, in etcd's list until its lease (2 s) runs out, cannot confirm: the
+  // outcome is unknown (b may have applied it) and a catches up, waiting
+  // for b's state and c's.
+  CHECK(a.store->IncrBy(counter, 1, &v) == ephpm::Status::kOwnerUnreachable);
+  CHECK_FALSE(a.node->Ready());
+  // etcd drops c, and a and b decide again.
+  REQUIRE(WaitFor(20000, [&] {
+            return EtcdCounter(a, "etcd_members") == 2 && a.node->Ready() && b.node->Ready();
+          }) >= 0);
+  REQUIRE(a.store->IncrBy(counter, 1, &v) == ephpm::Status::kOk);
+  CHECK((v == 11 || v == 12));
+  CHECK(b.Get(counter) == std::to_string(v));
 }
