@@ -136,7 +136,8 @@ class ClusterNode::Impl {
   //   2. it is *ready*: since it started, or since it last lost its standing
   //      (it learned it had been declared dead, or that it is a restarted
   //      process, or a decision of its own was not confirmed), it has
-  //      received a whole state from every member it holds alive, each taken
+  //      received a whole state from every member it holds alive (in strict
+  //      mode also every member of etcd's list: AwaitedLocked), each taken
   //      while that member held it alive;
   // and a decision that changed something is answered only once every member
   // the owner holds alive has *confirmed* it.  A member confirms only while
