@@ -175,7 +175,7 @@ void ClusterNode::Impl::ApplyUpdateLocked(const MemberRecord& rec, Effects* fx) 
     // Nothing more will come from it: stop waiting for its state (in
     // strict mode, once it has left etcd's list too: OnEtcdMembers).
     catchup_.erase(rec.id);
-    if (etcd_members_.count(rec.id) == 0) sync_awaiting_.erase(rec.id);
+    if (AwaitedLocked().count(rec.id) == 0) sync_awaiting_.erase(rec.id);
     MaybeReadyLocked();
   }
   if (was == MemberState::kDead && rec.state != MemberState::kDead) {

@@ -289,7 +289,7 @@ Status Store::Impl::RandomKey(std::string* key) const {
     ReaderLock l(&s.mu);
     const size_t size = s.map.size();
     if (rank >= size) {
-      rank -= std::min<uint64_t>(rank, size);
+      rank -= size;
       continue;
     }
     const int64_t now = clock_->NowMs();
