@@ -79,11 +79,19 @@ struct Side {
     });
   }
   // Returns once every handler already queued on the I/O thread has run
-  // (one thread runs them in order): a write's completion, for one.
+  // (one thread runs them in order), and every handler those queued.
+  // Twice, because a handler that wrote to a socket at once queues its
+  // write's completion on its own thread's private queue, which joins the
+  // shared queue only when the handler returns: a peer may have read the
+  // bytes, and a first post land ahead of that completion (CI saw it once,
+  // under ASan).  The second post is made after the first ran, so after the
+  // handler that wrote returned.
   void Drain() {
-    std::promise<void> ran;
-    boost::asio::post(io, [&ran] { ran.set_value(); });
-    ran.get_future().wait();
+    for (int round = 0; round < 2; ++round) {
+      std::promise<void> ran;
+      boost::asio::post(io, [&ran] { ran.set_value(); });
+      ran.get_future().wait();
+    }
   }
   void Stop() {
     if (!thread.joinable()) return;
