@@ -80,12 +80,12 @@ struct Side {
   }
   // Returns once every handler already queued on the I/O thread has run
   // (one thread runs them in order), and every handler those queued.
-  // Twice, because a handler that wrote to a socket at once queues its
-  // write's completion on its own thread's private queue, which joins the
-  // shared queue only when the handler returns: a peer may have read the
-  // bytes, and a first post land ahead of that completion (CI saw it once,
-  // under ASan).  The second post is made after the first ran, so after the
-  // handler that wrote returned.
+  // Twice, because a handler that writes to a socket at once queues the
+  // write's completion only after send() returns (or, for a continuation,
+  // when the handler returns): the peer may read the bytes and a first post
+  // land ahead of that completion (CI saw it once, under ASan).  The first
+  // post runs after the handler that wrote returned, so the second one is
+  // made after the completion was queued.
   void Drain() {
     for (int round = 0; round < 2; ++round) {
       std::promise<void> ran;
