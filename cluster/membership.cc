@@ -3,11 +3,11 @@
 
 #include "membership.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-
-#include <xxhash.h>
 
 #include "node_impl.h"
 
@@ -211,6 +211,7 @@ void ClusterNode::Impl::GossipLocked(const MemberRecord& rec) {
 void ClusterNode::Impl::RefreshPeersLocked() {
   auto peers = std::make_shared<std::vector<std::string>>();
   auto view = std::make_shared<View>();
+  view->generation = ++view_generation_;
   for (const auto& [id, m] : members_) {  // std::map: sorted by id
     if (m.rec.state == MemberState::kDead) continue;
     if (id != o_.node_id) peers->push_back(m.rec.address);

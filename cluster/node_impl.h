@@ -184,6 +184,8 @@ class ClusterNode::Impl {
     // before it is answered, as in gossip mode (rule 4).  Empty in gossip
     // mode, where `alive` is that set.
     std::vector<AliveMember> confirm;
+    // Counts the views this node has made (RouteChain::view).
+    uint64_t generation = 0;
   };
 
   // Where the decision for a key is made.
@@ -264,7 +266,26 @@ class ClusterNode::Impl {
   // A route request's body: the asker, the operation, the deadline, the
   // arguments (and in strict mode the member list it was placed over).
   std::string RouteRequestBody(RouteOp op, const RouteArgs& args, int64_t deadline_ms,
-                               const View& view) const;
+                               const View& view, uint64_t chain, uint64_t position) const;
+  // Chains (ephpm/route_deferral.h).  The asking side: a new chain's number.
+  uint64_t NewChainId();
+  // The asking side, in strict mode's etcd paths (which decide nowhere a
+  // chain could join): true, with the call held, while a chain is open in
+  // the current deferral.
+  static bool HeldForChain() {
+    RouteDeferral* d = RouteDeferral::Current();
+    if (d == nullptr || d->deferred() || d->chain() == nullptr || !d->chain()->open()) {
+      return false;
+    }
+    d->Hold();
+    return true;
+  }
+  // The owner's side: whether request `position` of `chain` may be decided
+  // (the first may; a later one only right after its predecessor was), and
+  // the record that it was.
+  bool ChainAdmits(uint64_t chain, uint64_t position) ABSL_LOCKS_EXCLUDED(chain_mu_);
+  void ChainDecided(uint64_t chain, uint64_t position, int64_t deadline)
+      ABSL_LOCKS_EXCLUDED(chain_mu_);
   // Route, for a caller in a RouteDeferral (ephpm/route_deferral.h): starts
   // the decision (sends it to the owner, or makes it here) and hands its
   // answer to the deferral's Resume once it is settled, instead of
@@ -278,7 +299,12 @@ class ClusterNode::Impl {
   // refuses it.  Returns true.
   template <RouteOp kOp, typename AnswerFn>
   bool DecideFor(const RouteArgs& args, int64_t deadline, std::shared_ptr<const View> view,
-                 const AnswerFn& answer);
+                 const AnswerFn& answer, bool* decided);
+  // OnRouteRequest's decision (or read) of an admitted request; *decided
+  // false when it was refused after all.  False for an unknown operation.
+  template <typename AnswerFn>
+  bool DecideOrRead(RouteOp op, const RouteArgs& args, int64_t deadline,
+                    std::shared_ptr<const View> view, const AnswerFn& answer, bool* decided);
   // The owner's side of a read (IsRead): answered at once.  Returns true.
   template <RouteOp kOp, typename AnswerFn>
   bool ReadFor(const RouteArgs& args, const AnswerFn& answer);
@@ -445,6 +471,21 @@ class ClusterNode::Impl {
   std::unique_ptr<EtcdArbiter> etcd_;
   EtcdMembers etcd_members_ ABSL_GUARDED_BY(mu_);
   int64_t etcd_members_revision_ ABSL_GUARDED_BY(mu_) = 0;
+
+  // Chains of route requests (ephpm/route_deferral.h).  Asking: numbers.
+  const uint64_t chain_base_ =
+      std::random_device{}() * uint64_t{0x100000000} ^ std::random_device{}();
+  std::atomic<uint64_t> chain_count_{1};
+  uint64_t view_generation_ ABSL_GUARDED_BY(mu_) = 0;
+  // Deciding: for each chain heard from, the position it may take next and
+  // the latest deadline of its requests.
+  struct Chain {
+    uint64_t next = 0;
+    int64_t deadline = 0;
+  };
+  Mutex chain_mu_;  // a leaf
+  std::map<uint64_t, Chain> chains_ ABSL_GUARDED_BY(chain_mu_);
+  size_t chains_sweep_at_ ABSL_GUARDED_BY(chain_mu_) = 1024;
 
   std::atomic<uint64_t> mutations_published_{0};
   std::atomic<uint64_t> mutations_received_{0};

@@ -338,7 +338,7 @@ ClusterNode::Impl::Asked ClusterNode::Impl::Ask(RouteOp op, const RouteArgs& arg
       if (!WaitUntilReady(deadline_ms - o_.max_clock_skew_ms)) break;
       continue;  // the owner may have changed meanwhile
     }
-    switch (Call(p.address, RouteRequestBody(op, args, deadline_ms, *p.view), deadline_ms,
+    switch (Call(p.address, RouteRequestBody(op, args, deadline_ms, *p.view, 0, 0), deadline_ms,
                  answer)) {
       case CallResult::kAnswered:
         return Asked::kAnswered;
@@ -360,7 +360,8 @@ ClusterNode::Impl::Asked ClusterNode::Impl::Ask(RouteOp op, const RouteArgs& arg
 }
 
 std::string ClusterNode::Impl::RouteRequestBody(RouteOp op, const RouteArgs& args,
-                                                int64_t deadline_ms, const View& view) const {
+                                                int64_t deadline_ms, const View& view,
+                                                uint64_t chain, uint64_t position) const {
   Writer w;
   w.Str(o_.node_id);
   w.U8(static_cast<uint8_t>(op));
@@ -371,7 +372,42 @@ std::string ClusterNode::Impl::RouteRequestBody(RouteOp op, const RouteArgs& arg
     w.U64(view.fingerprint);
     w.I64(view.revision);
   }
+  w.U64(chain);
+  w.U64(position);
   return std::move(w.out());
+}
+
+uint64_t ClusterNode::Impl::NewChainId() {
+  // Unique among the chains of every asker the owner hears from: a random
+  // base per process, then a count (0 is "no chain").
+  uint64_t id = chain_base_ + chain_count_.fetch_add(1, std::memory_order_relaxed);
+  if (id == 0) id = chain_base_ + chain_count_.fetch_add(1, std::memory_order_relaxed);
+  return id;
+}
+
+bool ClusterNode::Impl::ChainAdmits(uint64_t chain, uint64_t position) {
+  if (chain == 0 || position == 0) return true;
+  MutexLock l(&chain_mu_);
+  auto it = chains_.find(chain);
+  return it != chains_.end() && it->second.next == position;
+}
+
+void ClusterNode::Impl::ChainDecided(uint64_t chain, uint64_t position, int64_t deadline) {
+  if (chain == 0) return;
+  MutexLock l(&chain_mu_);
+  // A chain is forgotten once its last request's deadline has passed: a
+  // later one of it would be refused as late anyway.  Swept when the map
+  // has grown, so that the cost stays per request.
+  if (position == 0 && chains_.size() >= chains_sweep_at_) {
+    const int64_t now = WallMs();
+    for (auto it = chains_.begin(); it != chains_.end();) {
+      it = it->second.deadline < now ? chains_.erase(it) : std::next(it);
+    }
+    chains_sweep_at_ = std::max<size_t>(1024, 2 * chains_.size());
+  }
+  Chain& c = chains_[chain];
+  c.next = position + 1;
+  c.deadline = std::max(c.deadline, deadline);
 }
 
 template <RouteOp kOp>
@@ -379,10 +415,31 @@ bool ClusterNode::Impl::StartRoute(const RouteArgs& args, RouteDeferral* deferra
   using Outcome = typename RoutedOp<kOp>::Outcome;
   const std::string_view routing_key = RoutingKey(kOp, args);
   Placement p = Place(routing_key);
-  if (p.kind == Placement::Kind::kPlain) return false;
-  if (p.kind == Placement::Kind::kHere && (IsRead(kOp) || !CanDecide(*p.view))) return false;
+  RouteChain* const chain = deferral->chain();
+  if (chain != nullptr && chain->open()) {
+    // Decisions are in flight: this one joins them if it is decided in the
+    // view they were placed in (so that a key they touched has the same
+    // owner), by another owner or here; else it waits for them (the caller
+    // runs it again).  Here, not after a decision here was refused: that
+    // one is asked again later, and must not be overtaken.
+    const bool same_view = p.view != nullptr && p.view->generation + 1 == chain->view;
+    const bool joins = same_view && (p.kind == Placement::Kind::kRemote ||
+                                     (p.kind == Placement::Kind::kHere && !IsRead(kOp) &&
+                                      !chain->local_refused && CanDecide(*p.view)));
+    if (!joins) {
+      deferral->Hold();
+      return true;
+    }
+  } else {
+    if (p.kind == Placement::Kind::kPlain) return false;
+    if (p.kind == Placement::Kind::kHere && (IsRead(kOp) || !CanDecide(*p.view))) return false;
+    // More requests wait behind this one: those decided in this view go
+    // out at once, each owner's in this order.
+    if (chain != nullptr && chain->more && p.view != nullptr) chain->view = p.view->generation + 1;
+  }
   const int64_t deadline = WallMs() + o_.request_timeout_ms;
   RouteAnswer base;
+  base.ticket = deferral->ticket();
   base.op = static_cast<uint8_t>(kOp);
   base.key.assign(routing_key);
   RouteDeferral::Resume resume = deferral->Defer();
@@ -404,17 +461,30 @@ bool ClusterNode::Impl::StartRoute(const RouteArgs& args, RouteDeferral* deferra
     if (!started) {
       // Readiness lost since the check above; nothing applied.  The replay
       // asks again the waiting way.
+      if (chain != nullptr) chain->local_refused = true;
       RouteAnswer a = std::move(base);
       a.kind = RouteAnswer::Kind::kRetry;
       resume(std::move(a));
     }
     return true;
   }
-  // An owner elsewhere: as Call, with the reply read where it arrives.
+  // An owner elsewhere: as Call, with the reply read where it arrives.  In
+  // a chain, as the next request of this owner's part.
+  uint64_t chain_id = 0;
+  uint64_t position = 0;
+  if (chain != nullptr && chain->open()) {
+    auto link = std::find_if(chain->links.begin(), chain->links.end(),
+                             [&](const RouteChain::Link& l) { return l.owner == p.address; });
+    if (link == chain->links.end()) {
+      link = chain->links.insert(chain->links.end(), RouteChain::Link{p.address, NewChainId(), 0});
+    }
+    chain_id = link->id;
+    position = link->next++;
+  }
   routed_calls_.fetch_add(1, std::memory_order_relaxed);
   const int64_t timeout = std::max<int64_t>(1, deadline - WallMs());
   rpc_.Request(p.address, MsgType::kRouteRequest,
-               RouteRequestBody(kOp, args, deadline, *p.view), timeout,
+               RouteRequestBody(kOp, args, deadline, *p.view, chain_id, position), timeout,
                [this, resume, base](bool ok, std::string_view reply) {
                  RouteAnswer a = base;
                  Reader r(reply);
@@ -490,34 +560,41 @@ Routed<typename RoutedOp<kOp>::Outcome> ClusterNode::Impl::Route(const RouteArgs
 // RouteArgs in member order: guard, token, key, value, ttl, delta.
 Routed<SetNxOutcome> ClusterNode::Impl::RouteSetNx(std::string_view key, std::string_view value,
                                                    int64_t ttl_ms) {
-  if (etcd_) return etcd_->SetNx(key, value, ttl_ms);
+  if (etcd_)
+    return HeldForChain() ? Routed<SetNxOutcome>::Unreachable() : etcd_->SetNx(key, value, ttl_ms);
   return Route<RouteOp::kSetNx>({{}, {}, key, value, ttl_ms, 0});
 }
 
 Routed<SetNxOutcome> ClusterNode::Impl::RouteSetNxEphemeral(std::string_view key,
                                                             std::string_view value,
                                                             int64_t ttl_ms) {
-  if (etcd_) return etcd_->SetNx(key, value, ttl_ms);
+  if (etcd_)
+    return HeldForChain() ? Routed<SetNxOutcome>::Unreachable() : etcd_->SetNx(key, value, ttl_ms);
   return Route<RouteOp::kSetNxEphemeral>({{}, {}, key, value, ttl_ms, 0});
 }
 
 Routed<DelIfEqOutcome> ClusterNode::Impl::RouteDelIfEq(std::string_view key,
                                                        std::string_view token) {
-  if (etcd_) return etcd_->DelIfEq(key, token);
+  if (etcd_)
+    return HeldForChain() ? Routed<DelIfEqOutcome>::Unreachable() : etcd_->DelIfEq(key, token);
   return Route<RouteOp::kDelIfEq>({{}, token, key, {}, 0, 0});
 }
 
 Routed<SetIfEqOutcome> ClusterNode::Impl::RouteSetIfEq(std::string_view guard_key,
                                                        std::string_view token, std::string_view key,
                                                        std::string_view value, int64_t ttl_ms) {
-  if (etcd_) return StrictSetIfEq(guard_key, token, key, value, ttl_ms);
+  if (etcd_)
+    return HeldForChain() ? Routed<SetIfEqOutcome>::Unreachable()
+                          : StrictSetIfEq(guard_key, token, key, value, ttl_ms);
   return Route<RouteOp::kSetIfEq>({guard_key, token, key, value, ttl_ms, 0});
 }
 
 Routed<DelIfGuardEqOutcome> ClusterNode::Impl::RouteDelIfGuardEq(std::string_view guard_key,
                                                                  std::string_view token,
                                                                  std::string_view key) {
-  if (etcd_) return StrictDelIfGuardEq(guard_key, token, key);
+  if (etcd_)
+    return HeldForChain() ? Routed<DelIfGuardEqOutcome>::Unreachable()
+                          : StrictDelIfGuardEq(guard_key, token, key);
   return Route<RouteOp::kDelIfGuardEq>({guard_key, token, key, {}, 0, 0});
 }
 
@@ -525,7 +602,9 @@ Routed<ExpireIfGuardEqOutcome> ClusterNode::Impl::RouteExpireIfGuardEq(std::stri
                                                                        std::string_view token,
                                                                        std::string_view key,
                                                                        int64_t ttl_ms) {
-  if (etcd_) return StrictExpireIfGuardEq(guard_key, token, key, ttl_ms);
+  if (etcd_)
+    return HeldForChain() ? Routed<ExpireIfGuardEqOutcome>::Unreachable()
+                          : StrictExpireIfGuardEq(guard_key, token, key, ttl_ms);
   return Route<RouteOp::kExpireIfGuardEq>({guard_key, token, key, {}, ttl_ms, 0});
 }
 
@@ -545,7 +624,9 @@ Routed<GetReply> ClusterNode::Impl::RouteGet(std::string_view key) {
 Routed<FencedGrant> ClusterNode::Impl::RouteSetNxFenced(std::string_view key,
                                                         std::string_view value, int64_t ttl_ms,
                                                         bool ephemeral) {
-  if (etcd_) return etcd_->SetNxFenced(key, value, ttl_ms);
+  if (etcd_)
+    return HeldForChain() ? Routed<FencedGrant>::Unreachable()
+                          : etcd_->SetNxFenced(key, value, ttl_ms);
   RouteArgs a;
   a.key = key;
   a.value = value;
@@ -557,7 +638,9 @@ Routed<FencedGrant> ClusterNode::Impl::RouteSetNxFenced(std::string_view key,
 Routed<ExpireIfEqOutcome> ClusterNode::Impl::RouteExpireIfEq(std::string_view key,
                                                              std::string_view token,
                                                              int64_t ttl_ms) {
-  if (etcd_) return etcd_->ExpireIfEq(key, token, ttl_ms);
+  if (etcd_)
+    return HeldForChain() ? Routed<ExpireIfEqOutcome>::Unreachable()
+                          : etcd_->ExpireIfEq(key, token, ttl_ms);
   RouteArgs a;
   a.key = key;
   a.token = token;
@@ -580,7 +663,8 @@ Routed<SetFencedOutcome> ClusterNode::Impl::RouteSetFenced(std::string_view key,
 // latest grant or refresh.
 Routed<LockStateReply> ClusterNode::Impl::RouteLockState(std::string_view key,
                                                          std::string_view token) {
-  if (etcd_) return etcd_->LockState(key, token);
+  if (etcd_)
+    return HeldForChain() ? Routed<LockStateReply>::Unreachable() : etcd_->LockState(key, token);
   RouteArgs a;
   a.key = key;
   a.token = token;
@@ -713,6 +797,9 @@ bool ClusterNode::Impl::OnRouteRequest(const std::shared_ptr<Conn>& c, const std
   uint64_t fingerprint = 0;
   int64_t revision = 0;
   if (etcd_ && (!r->U64(&fingerprint) || !r->I64(&revision))) return false;
+  uint64_t chain = 0;
+  uint64_t position = 0;
+  if (!r->U64(&chain) || !r->U64(&position)) return false;
   const std::string_view routing = RoutingKey(op, args);
   auto answer = [this, c, asker, request_id](uint8_t status, const std::string& outcome) {
     Writer w;
@@ -727,37 +814,49 @@ bool ClusterNode::Impl::OnRouteRequest(const std::shared_ptr<Conn>& c, const std
   // before it asks again, and this node too if the asker's is newer.
   const bool other_list = etcd_ && p.view && fingerprint != p.view->fingerprint;
   if (other_list && revision > p.view->revision) etcd_->RequestRefresh();
+  // A request of a chain whose predecessor was not decided here is
+  // refused, as every later one then is: the asker asks again, in order.
   if (WallMs() + o_.max_clock_skew_ms >= deadline || p.kind != Placement::Kind::kHere ||
-      other_list || !CanDecide(*p.view)) {
+      other_list || !CanDecide(*p.view) || !ChainAdmits(chain, position)) {
     routed_refused_.fetch_add(1, std::memory_order_relaxed);
     answer(kRouteRefused, "");
     return true;
   }
+  bool decided = true;  // a read is answered at once
+  const bool well_formed = DecideOrRead(op, args, deadline, std::move(p.view), answer, &decided);
+  if (decided) ChainDecided(chain, position, deadline);
+  return well_formed;
+}
+
+template <typename AnswerFn>
+bool ClusterNode::Impl::DecideOrRead(RouteOp op, const RouteArgs& args, int64_t deadline,
+                                     std::shared_ptr<const View> view, const AnswerFn& answer,
+                                     bool* decided) {
   switch (op) {
     case RouteOp::kSetNx:
-      return DecideFor<RouteOp::kSetNx>(args, deadline, std::move(p.view), answer);
+      return DecideFor<RouteOp::kSetNx>(args, deadline, std::move(view), answer, decided);
     case RouteOp::kSetNxEphemeral:
-      return DecideFor<RouteOp::kSetNxEphemeral>(args, deadline, std::move(p.view), answer);
+      return DecideFor<RouteOp::kSetNxEphemeral>(args, deadline, std::move(view), answer, decided);
     case RouteOp::kDelIfEq:
-      return DecideFor<RouteOp::kDelIfEq>(args, deadline, std::move(p.view), answer);
+      return DecideFor<RouteOp::kDelIfEq>(args, deadline, std::move(view), answer, decided);
     case RouteOp::kSetIfEq:
-      return DecideFor<RouteOp::kSetIfEq>(args, deadline, std::move(p.view), answer);
+      return DecideFor<RouteOp::kSetIfEq>(args, deadline, std::move(view), answer, decided);
     case RouteOp::kDelIfGuardEq:
-      return DecideFor<RouteOp::kDelIfGuardEq>(args, deadline, std::move(p.view), answer);
+      return DecideFor<RouteOp::kDelIfGuardEq>(args, deadline, std::move(view), answer, decided);
     case RouteOp::kExpireIfGuardEq:
-      return DecideFor<RouteOp::kExpireIfGuardEq>(args, deadline, std::move(p.view), answer);
+      return DecideFor<RouteOp::kExpireIfGuardEq>(args, deadline, std::move(view), answer, decided);
     case RouteOp::kIncrBy:
-      return DecideFor<RouteOp::kIncrBy>(args, deadline, std::move(p.view), answer);
+      return DecideFor<RouteOp::kIncrBy>(args, deadline, std::move(view), answer, decided);
     case RouteOp::kSetNxFenced:
-      return DecideFor<RouteOp::kSetNxFenced>(args, deadline, std::move(p.view), answer);
+      return DecideFor<RouteOp::kSetNxFenced>(args, deadline, std::move(view), answer, decided);
     case RouteOp::kExpireIfEq:
-      return DecideFor<RouteOp::kExpireIfEq>(args, deadline, std::move(p.view), answer);
+      return DecideFor<RouteOp::kExpireIfEq>(args, deadline, std::move(view), answer, decided);
     case RouteOp::kSetFenced:
-      return DecideFor<RouteOp::kSetFenced>(args, deadline, std::move(p.view), answer);
+      return DecideFor<RouteOp::kSetFenced>(args, deadline, std::move(view), answer, decided);
     case RouteOp::kSetWith:
-      return DecideFor<RouteOp::kSetWith>(args, deadline, std::move(p.view), answer);
+      return DecideFor<RouteOp::kSetWith>(args, deadline, std::move(view), answer, decided);
     case RouteOp::kDelEx:
-      return DecideFor<RouteOp::kDelEx>(args, deadline, std::move(p.view), answer);
+      return DecideFor<RouteOp::kDelEx>(args, deadline, std::move(view), answer, decided);
     case RouteOp::kGet:
       return ReadFor<RouteOp::kGet>(args, answer);
     case RouteOp::kLockState:
@@ -768,7 +867,8 @@ bool ClusterNode::Impl::OnRouteRequest(const std::shared_ptr<Conn>& c, const std
 
 template <RouteOp kOp, typename AnswerFn>
 bool ClusterNode::Impl::DecideFor(const RouteArgs& args, int64_t deadline,
-                                  std::shared_ptr<const View> view, const AnswerFn& answer) {
+                                  std::shared_ptr<const View> view, const AnswerFn& answer,
+                                  bool* decided) {
   using Outcome = typename RoutedOp<kOp>::Outcome;
   const bool started = Decide<Outcome>(
       RoutingKey(kOp, args), deadline, std::move(view),
@@ -778,6 +878,7 @@ bool ClusterNode::Impl::DecideFor(const RouteArgs& args, int64_t deadline,
         OutcomeCodec<Outcome>::Encode(out, &w);
         answer(ok ? kRouteDecided : kRouteUnconfirmed, w.out());
       });
+  *decided = started;
   if (!started) {
     routed_refused_.fetch_add(1, std::memory_order_relaxed);
     answer(kRouteRefused, "");

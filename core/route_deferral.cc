@@ -16,8 +16,8 @@ FrozenClock::FrozenClock(int64_t now_ms) : now_ms_(now_ms), outer_(tl_clock) { t
 
 FrozenClock::~FrozenClock() { tl_clock = outer_; }
 
-RouteDeferral::RouteDeferral(const Resume* resume)
-    : FrozenClock(-1), resume_(resume), outer_(tl_deferral) {
+RouteDeferral::RouteDeferral(const Resume* resume, RouteChain* chain, uint64_t ticket)
+    : FrozenClock(-1), resume_(resume), chain_(chain), ticket_(ticket), outer_(tl_deferral) {
   tl_deferral = this;
 }
 
@@ -28,6 +28,11 @@ RouteDeferral* RouteDeferral::Current() { return tl_deferral; }
 RouteDeferral::Resume RouteDeferral::Defer() {
   deferred_ = true;
   return *resume_;
+}
+
+void RouteDeferral::Hold() {
+  deferred_ = true;
+  held_ = true;
 }
 
 RouteReplay::RouteReplay(RouteAnswer answer, int64_t now_ms)

@@ -156,12 +156,16 @@ const Command kCommands[] = {
     {"lastsave", 1, kFast, 0, 0, 0, "@admin @fast @dangerous", CmdLastSave},
     // strings
     {"get", 2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdGet},
-    {"set", -3, kWrite | kDenyOom | kRoutable, 1, 1, 1, "@write @string @slow", CmdSet},
-    {"setnx", 3, kWrite | kDenyOom | kFast | kRoutable, 1, 1, 1, "@write @string @fast", CmdSetNx},
-    {"setex", 4, kWrite | kDenyOom | kRoutable, 1, 1, 1, "@write @string @slow", CmdSetEx},
-    {"psetex", 4, kWrite | kDenyOom | kRoutable, 1, 1, 1, "@write @string @slow", CmdPSetEx},
-    {"getset", 3, kWrite | kDenyOom | kFast | kRoutable, 1, 1, 1, "@write @string @fast",
-     CmdGetSet},
+    {"set", -3, kWrite | kDenyOom | kRoutable | kChainable, 1, 1, 1, "@write @string @slow",
+     CmdSet},
+    {"setnx", 3, kWrite | kDenyOom | kFast | kRoutable | kChainable, 1, 1, 1,
+     "@write @string @fast", CmdSetNx},
+    {"setex", 4, kWrite | kDenyOom | kRoutable | kChainable, 1, 1, 1, "@write @string @slow",
+     CmdSetEx},
+    {"psetex", 4, kWrite | kDenyOom | kRoutable | kChainable, 1, 1, 1, "@write @string @slow",
+     CmdPSetEx},
+    {"getset", 3, kWrite | kDenyOom | kFast | kRoutable | kChainable, 1, 1, 1,
+     "@write @string @fast", CmdGetSet},
     {"getdel", 2, kWrite | kFast, 1, 1, 1, "@write @string @fast", CmdGetDel},
     {"getex", -2, kWrite | kFast, 1, 1, 1, "@write @string @fast", CmdGetEx},
     {"mget", -2, kReadOnly | kFast, 1, -1, 1, "@read @string @fast", CmdMGet},
@@ -171,12 +175,14 @@ const Command kCommands[] = {
     {"strlen", 2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdStrLen},
     {"setrange", 4, kWrite | kDenyOom, 1, 1, 1, "@write @string @slow", CmdSetRange},
     {"getrange", 4, kReadOnly, 1, 1, 1, "@read @string @slow", CmdGetRange},
-    {"incr", 2, kWrite | kDenyOom | kFast | kRoutable, 1, 1, 1, "@write @string @fast", CmdIncr},
-    {"decr", 2, kWrite | kDenyOom | kFast | kRoutable, 1, 1, 1, "@write @string @fast", CmdDecr},
-    {"incrby", 3, kWrite | kDenyOom | kFast | kRoutable, 1, 1, 1, "@write @string @fast",
-     CmdIncrBy},
-    {"decrby", 3, kWrite | kDenyOom | kFast | kRoutable, 1, 1, 1, "@write @string @fast",
-     CmdDecrBy},
+    {"incr", 2, kWrite | kDenyOom | kFast | kRoutable | kChainable, 1, 1, 1, "@write @string @fast",
+     CmdIncr},
+    {"decr", 2, kWrite | kDenyOom | kFast | kRoutable | kChainable, 1, 1, 1, "@write @string @fast",
+     CmdDecr},
+    {"incrby", 3, kWrite | kDenyOom | kFast | kRoutable | kChainable, 1, 1, 1,
+     "@write @string @fast", CmdIncrBy},
+    {"decrby", 3, kWrite | kDenyOom | kFast | kRoutable | kChainable, 1, 1, 1,
+     "@write @string @fast", CmdDecrBy},
     {"incrbyfloat", 3, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @string @fast", CmdIncrByFloat},
     // keys
     {"del", -2, kWrite, 1, -1, 1, "@keyspace @write @slow", CmdDel},
@@ -303,7 +309,8 @@ const Command kCommands[] = {
     {"brpoplpush", 4, kWrite | kDenyOom, 1, 2, 1, "@write @list @slow @blocking",
      CmdBRPopLPush},
     // locks (Valkey 9's DELIFEQ; ephpm's LOCK.FENCE reads a grant's fence)
-    {"delifeq", 3, kWrite | kFast | kRoutable, 1, 1, 1, "@write @string @fast", CmdDelIfEq},
+    {"delifeq", 3, kWrite | kFast | kRoutable | kChainable, 1, 1, 1, "@write @string @fast",
+     CmdDelIfEq},
     {"lock.fence", -2, kReadOnly | kFast | kRoutable, 1, 1, 1, "@read @string @fast", CmdLockFence},
     // Redis 8.4's conditional writes (SET's IF* options are with SET)
     {"delex", -2, kWrite | kFast | kRoutable, 1, 1, 1, "@write @string @fast", CmdDelEx},
@@ -365,14 +372,14 @@ using cmd::Command;
 using cmd::CStr;
 using cmd::Ctx;
 using cmd::IsContainer;
-using cmd::KeysShareOwner;
 using cmd::kCrossSlot;
-using cmd::kWrite;
-using cmd::MisconfError;
+using cmd::KeysShareOwner;
 using cmd::kNoAuth;
 using cmd::kNoAuthNeeded;
 using cmd::kNoQueue;
+using cmd::kWrite;
 using cmd::Lower;
+using cmd::MisconfError;
 using cmd::Table;
 
 // "id=1 addr=127.0.0.1:5000 laddr=... name=x age=3 ... cmd=get", the fields
@@ -421,14 +428,17 @@ const Command* FindCommand(const std::string& name, const std::vector<std::strin
 }  // namespace
 
 bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, std::string* out) {
-  return Run(client, argv, out, nullptr, nullptr, nullptr);
+  bool wrote = false;
+  Run(client, argv, out, nullptr, nullptr, 0, &wrote, nullptr);
+  return wrote;
 }
 
-bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, std::string* out,
-                         const RouteDeferral::Resume& resume, bool* deferred,
-                         int64_t* deferred_now_ms) {
-  *deferred = false;
-  return Run(client, argv, out, &resume, deferred, deferred_now_ms);
+Dispatcher::Ran Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv,
+                                    std::string* out, const RouteDeferral::Resume& resume,
+                                    RouteChain* chain, uint64_t ticket, bool* wrote,
+                                    int64_t* deferred_now_ms) {
+  *wrote = false;
+  return Run(client, argv, out, &resume, chain, ticket, wrote, deferred_now_ms);
 }
 
 bool Dispatcher::Replay(ClientState* client, std::vector<std::string>& argv, std::string* out,
@@ -449,18 +459,42 @@ bool Dispatcher::Replay(ClientState* client, std::vector<std::string>& argv, std
   return (cmd->flags & kWrite) != 0 || client->exec_wrote;
 }
 
-bool Dispatcher::Run(ClientState* client, std::vector<std::string>& argv, std::string* out,
-                     const RouteDeferral::Resume* resume, bool* deferred,
-                     int64_t* deferred_now_ms) {
+Dispatcher::Ran Dispatcher::Run(ClientState* client, std::vector<std::string>& argv,
+                                std::string* out, const RouteDeferral::Resume* resume,
+                                RouteChain* chain, uint64_t ticket, bool* wrote,
+                                int64_t* deferred_now_ms) {
   ReplyWriter w(out);
+  // Decisions in flight (a chain): only a command that may join them runs
+  // now, and only as far as its routed call (route_deferral.h).
+  const bool joining = chain != nullptr && chain->open();
+  if (joining) {
+    bool unknown_sub = false;
+    const Command* cmd = FindCommand(Lower(argv[0]), argv, &unknown_sub);
+    if (cmd == nullptr || !(cmd->flags & cmd::kChainable) || client->in_multi ||
+        !client->authenticated) {
+      return Ran::kHeld;
+    }
+  }
   total_commands_.fetch_add(1, std::memory_order_relaxed);
+  // A request's end without a routed call.  Joining a chain it must not
+  // answer before the decisions in flight (its reply would overtake
+  // theirs), so it is held, uncounted, to run again: a chainable command
+  // changes nothing without its routed call (kChainable), so that is exact.
+  auto done = [&](bool wrote_something) {
+    if (joining) {
+      total_commands_.fetch_sub(1, std::memory_order_relaxed);
+      return Ran::kHeld;
+    }
+    *wrote = wrote_something;
+    return Ran::kDone;
+  };
   // Between MULTI and EXEC a command refused before it could be queued
   // makes the transaction fail at EXEC, as in Redis.
   const bool queuing = client->in_multi && !client->in_exec;
   auto refuse = [&](std::string_view error) {
     w.Error(error);
     if (queuing) client->multi_dirty = true;
-    return false;
+    return done(false);
   };
   const std::string name = Lower(argv[0]);
   bool unknown_sub = false;
@@ -480,7 +514,7 @@ bool Dispatcher::Run(ClientState* client, std::vector<std::string>& argv, std::s
       } else {
         w.Error(error);
       }
-      return false;
+      return done(false);
     }
     // Redis quotes the first arguments, up to about 128 bytes of them.
     std::string args;
@@ -495,7 +529,7 @@ bool Dispatcher::Run(ClientState* client, std::vector<std::string>& argv, std::s
   if ((cmd->arity > 0 && n != cmd->arity) || n < -cmd->arity) {
     ArityError(c);
     if (queuing) client->multi_dirty = true;
-    return false;
+    return done(false);
   }
   if (!client->authenticated && !(cmd->flags & kNoAuthNeeded)) return refuse(kNoAuth);
   if (client->in_multi && (cmd->flags & cmd::kNoMulti)) {
@@ -517,7 +551,7 @@ bool Dispatcher::Run(ClientState* client, std::vector<std::string>& argv, std::s
   if (queuing && !(cmd->flags & kNoQueue)) {
     client->queued.push_back(argv);
     w.SimpleString("QUEUED");
-    return false;
+    return done(false);
   }
   // A command that would wait for a long script's shards is told so.
   if (const std::string_view busy = scripting_->BusyFor(c); !busy.empty()) return refuse(busy);
@@ -527,17 +561,20 @@ bool Dispatcher::Run(ClientState* client, std::vector<std::string>& argv, std::s
   client->exec_wrote = false;
   const Store::DatabaseScope database(*store_, client->db);
   if (resume != nullptr && (cmd->flags & cmd::kRoutable)) {
-    const RouteDeferral deferral(resume);
+    const RouteDeferral deferral(resume, chain, ticket);
     cmd->fn(c);
-    if (deferral.deferred()) {
-      *deferred = true;
-      *deferred_now_ms = deferral.value();
-      return false;
+    if (deferral.held()) {
+      total_commands_.fetch_sub(1, std::memory_order_relaxed);
+      return Ran::kHeld;
     }
-    return write || client->exec_wrote;
+    if (deferral.deferred()) {
+      *deferred_now_ms = deferral.value();
+      return Ran::kDeferred;
+    }
+    return done(write || client->exec_wrote);
   }
   cmd->fn(c);
-  return write || client->exec_wrote;
+  return done(write || client->exec_wrote);
 }
 
 void Dispatcher::Forget(ClientState* client) {

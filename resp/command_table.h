@@ -65,6 +65,11 @@ enum Flag : uint32_t {
   // side effect before its one routed call, and reads the time only through
   // Store::NowMs.
   kRoutable = 256,
+  // Routable, and its handler's one routed call is the only thing it does
+  // besides argument checks (no read of another key, no second call, no
+  // etcd-only path that decides nowhere): it may join a chain of decisions
+  // in flight, and when it cannot, running it again later is exact.
+  kChainable = 512,
 };
 
 struct Ctx;

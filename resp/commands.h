@@ -15,9 +15,8 @@
 #define EPHPM_RESP_COMMANDS_H_
 
 #include <atomic>
-#include <functional>
-#include <memory>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -149,14 +148,26 @@ class Dispatcher {
   // sent); false for anything else, a refused write included.
   bool Execute(ClientState* client, std::vector<std::string>& argv, std::string* out);
 
+  // What Execute did with a request, for a caller with routed decisions.
+  enum class Ran {
+    kDone,      // it ran; its reply is in *out
+    kDeferred,  // it waits for a routed decision: Replay it with the answer
+    kHeld,      // it did not run (nothing counted, nothing changed): run it
+                // again once the chain in flight is answered
+  };
   // Execute, for a caller that can suspend its client while a cluster
   // decides (ephpm/route_deferral.h): a command that may ask for a routed
-  // decision (kRoutable) runs inside a RouteDeferral with `resume`.  When
-  // that deferred, *deferred_now_ms is set to the pass's frozen time and
-  // the reply appended to *out is no answer: the caller removes it, and
-  // once `resume` has run, calls Replay with its answer.  Else as Execute.
-  bool Execute(ClientState* client, std::vector<std::string>& argv, std::string* out,
-               const RouteDeferral::Resume& resume, bool* deferred, int64_t* deferred_now_ms);
+  // decision (kRoutable) runs inside a RouteDeferral with `resume`,
+  // `chain` and `ticket`.  When that deferred, *deferred_now_ms is set to
+  // the pass's frozen time and the reply appended to *out is no answer:
+  // the caller removes it, and once `resume` has run with the answer of
+  // this ticket, calls Replay with it.  While the chain is open
+  // (decisions are in flight) only a kChainable command
+  // can join it; every other request is held, its reply (if any) no
+  // answer either.  *wrote as Execute's result.
+  Ran Execute(ClientState* client, std::vector<std::string>& argv, std::string* out,
+              const RouteDeferral::Resume& resume, RouteChain* chain, uint64_t ticket, bool* wrote,
+              int64_t* deferred_now_ms);
   // The second pass of a deferred command: its handler alone (the checks
   // before it passed in the first pass, and were counted there), inside a
   // RouteReplay with `answer` and the first pass's time.  Returns as
@@ -183,8 +194,9 @@ class Dispatcher {
   const RuntimeConfig& config() const { return config_; }
 
  private:
-  bool Run(ClientState* client, std::vector<std::string>& argv, std::string* out,
-           const RouteDeferral::Resume* resume, bool* deferred, int64_t* deferred_now_ms);
+  Ran Run(ClientState* client, std::vector<std::string>& argv, std::string* out,
+          const RouteDeferral::Resume* resume, RouteChain* chain, uint64_t ticket, bool* wrote,
+          int64_t* deferred_now_ms);
 
   Store* const store_;
   ServerContext* const server_;

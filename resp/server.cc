@@ -5,6 +5,7 @@
 #include <boost/asio.hpp>
 #include <cctype>
 #include <chrono>
+#include <deque>
 #include <list>
 #include <map>
 #include <thread>
@@ -250,7 +251,7 @@ class RespServer::Impl : public ServerContext {
             if (self->server_->dispatcher_.config().idle_timeout_seconds.load() <= 0) return;
             // As Redis: a blocked client is subject to its own timeout only
             // (and one waiting for a routed decision to the request's).
-            if (self->blocked_ || self->routing_) return self->ArmIdleTimer();
+            if (self->blocked_ || self->routing()) return self->ArmIdleTimer();
             self->Shutdown();
           }));
     }
@@ -273,7 +274,7 @@ class RespServer::Impl : public ServerContext {
                   // close (after the requests that wait for a routed
                   // decision: Answered goes on with them).
                   self->input_ended_ = true;
-                  if (self->routing_) return;
+                  if (self->routing()) return;
                   self->closing_ = true;
                   return self->Flush();
                 }
@@ -288,11 +289,30 @@ class RespServer::Impl : public ServerContext {
     size_t PendingOutput() const { return out_.size() + writing_.size(); }
 
     // Runs every complete request in the input, then sends the replies.
+    // While routed requests wait (pending_), requests go on being run only
+    // as long as they join their chain (route_deferral.h); the first that
+    // cannot waits (held_) until all of them are answered.
     void Process() {
       write_replies_.clear();
       parser_.set_max_bulk_len(server_->dispatcher_.config().max_bulk_len.load());
+      if (held_ && pending_.empty()) {
+        held_ = false;
+        if (!held_error_.empty()) {
+          out_.append("-").append(held_error_).append("\r\n");
+          held_error_.clear();
+          closing_ = true;
+        } else {
+          argv_ = std::move(held_argv_);
+          held_argv_.clear();
+          chain_.more = !in_.empty();
+          if (!RunRequest()) return;
+        }
+      }
       size_t pos = 0;
-      while (pos < in_.size() && !closing_ && !blocked_ && !routing_) {
+      while (pos < in_.size() && !closing_ && !blocked_ && !held_) {
+        // A routed request waits with no chain to join (or a full one):
+        // the requests after it wait unparsed.
+        if (!pending_.empty() && (!chain_.open() || pending_.size() >= kMaxChain)) break;
         size_t consumed = 0;
         std::string error;
         const auto r = parser_.Next(in_.data() + pos, in_.size() - pos, &consumed, &argv_, &error);
@@ -306,40 +326,24 @@ class RespServer::Impl : public ServerContext {
         partial_ = 0;
         if (r == RequestParser::Result::kEmpty) continue;
         if (r == RequestParser::Result::kError) {
-          // As Redis: the error, then the connection is closed.
+          // As Redis: the error, then the connection is closed (once the
+          // routed requests before it are answered: their replies first).
+          if (!pending_.empty()) {
+            held_ = true;
+            held_error_ = std::move(error);
+            break;
+          }
           out_.append("-").append(error).append("\r\n");
           closing_ = true;
           break;
         }
-        try {
-          const size_t reply_at = out_.size();
-          bool deferred = false;
-          const bool wrote = server_->dispatcher_.Execute(&client_, argv_, &out_, resume_,
-                                                          &deferred, &routed_now_ms_);
-          if (deferred) {
-            // Waits for a routed decision: its reply comes from the
-            // replay (Answered), and the requests after it wait too.
-            out_.resize(reply_at);
-            Defer();
-            break;
-          }
-          // A write's success reply waits on WaitDurable below; its error
-          // replies say that nothing was changed, durable or not.
-          if (wrote && out_.size() > reply_at && out_[reply_at] != '-') {
-            write_replies_.emplace_back(reply_at, out_.size());
-          }
-        } catch (const std::exception&) {
-          // E.g. bad_alloc for a reply too big to build: this client goes,
-          // the server stays.
-          return Shutdown();
-        }
-        if (client_.blocked != nullptr) Block();
-        if (!Ran()) return;
+        chain_.more = pos < in_.size();
+        if (!RunRequest()) return;
       }
       in_.erase(0, pos);
       // The client ended its input while a routed request waited: what it
       // sent is served now, then the connection closes.
-      if (input_ended_ && !routing_) closing_ = true;
+      if (input_ended_ && !routing()) closing_ = true;
       // Redis's client-query-buffer-limit: what is buffered of requests not
       // yet complete, in our buffer and in the parser's.
       const uint64_t limit = server_->dispatcher_.config().max_query_buffer.load();
@@ -351,11 +355,51 @@ class RespServer::Impl : public ServerContext {
       Read();
     }
 
+    // Runs the request in argv_: its reply goes to out_, or it waits for
+    // a routed decision (pending_), or for those in flight (held_).  False
+    // when the connection was shut.
+    bool RunRequest() {
+      try {
+        const size_t reply_at = out_.size();
+        bool wrote = false;
+        int64_t now_ms = -1;
+        const uint64_t ticket = next_ticket_++;
+        switch (server_->dispatcher_.Execute(&client_, argv_, &out_, resume_, &chain_, ticket,
+                                             &wrote, &now_ms)) {
+          case Dispatcher::Ran::kDeferred:
+            // Its reply comes from the replay (Answered).
+            out_.resize(reply_at);
+            Defer(ticket, now_ms);
+            return true;
+          case Dispatcher::Ran::kHeld:
+            out_.resize(reply_at);
+            held_ = true;
+            held_argv_ = std::move(argv_);
+            argv_.clear();
+            return true;
+          case Dispatcher::Ran::kDone:
+            break;
+        }
+        // A write's success reply waits on WaitDurable below; its error
+        // replies say that nothing was changed, durable or not.
+        if (wrote && out_.size() > reply_at && out_[reply_at] != '-') {
+          write_replies_.emplace_back(reply_at, out_.size());
+        }
+      } catch (const std::exception&) {
+        // E.g. bad_alloc for a reply too big to build: this client goes,
+        // the server stays.
+        Shutdown();
+        return false;
+      }
+      if (client_.blocked != nullptr) Block();
+      return AfterRequest(argv_);
+    }
+
     // What follows every request run: false when the connection was shut.
-    bool Ran() {
+    bool AfterRequest(const std::vector<std::string>& argv) {
       // A write may have given an element to the clients blocked on one
       // of its keys.
-      server_->Touched(argv_);
+      server_->Touched(argv);
       Publish();
       parser_.set_authenticated(client_.authenticated);
       if (client_.close_after_reply) closing_ = true;
@@ -371,35 +415,54 @@ class RespServer::Impl : public ServerContext {
     // here (a decision this node made, the owner) is made durable now, on
     // the thread that logged it (WaitDurable waits for this thread's
     // records); a failure answers for it once it is replayed.
-    void Defer() {
-      routing_ = true;
+    void Defer(uint64_t ticket, int64_t now_ms) {
+      Pending& p = pending_.emplace_back();
+      p.ticket = ticket;
+      p.argv = std::move(argv_);
+      argv_.clear();
+      p.now_ms = now_ms;
       // Kept alive by the wait itself: with its input ended and nothing
       // being read or written, no handler would hold the session.
       routing_self_ = shared_from_this();
-      routed_durable_error_.clear();
       std::string error;
-      if (!server_->dispatcher_.WaitDurable(&error)) routed_durable_error_ = std::move(error);
+      if (!server_->dispatcher_.WaitDurable(&error)) p.durable_error = std::move(error);
     }
 
-    // A routed decision's answer: the waiting request runs again with it
-    // (Dispatcher::Replay), then the requests that came after it.
+    // A routed decision's answer.  The waiting requests run again with
+    // theirs (Dispatcher::Replay) in their order, as far as the first still
+    // unanswered; once none waits, the requests that came after them.
     void Answered(RouteAnswer answer) {
-      if (closed_ || !routing_) return;
-      routing_ = false;
-      const std::shared_ptr<Session> keep = std::move(routing_self_);
-      try {
-        const size_t reply_at = out_.size();
-        const bool wrote = server_->dispatcher_.Replay(&client_, argv_, &out_,
-                                                       std::move(answer), routed_now_ms_);
-        if (wrote && !routed_durable_error_.empty() && out_.size() > reply_at &&
-            out_[reply_at] != '-') {
-          out_.resize(reply_at);
-          ReplyWriter(&out_).Error(routed_durable_error_);
+      if (closed_) return;
+      auto it = std::find_if(pending_.begin(), pending_.end(),
+                             [&](const Pending& p) { return p.ticket == answer.ticket; });
+      if (it == pending_.end() || it->answered) return;
+      it->answered = true;
+      it->answer = std::move(answer);
+      const std::shared_ptr<Session> keep = routing_self_;
+      while (!pending_.empty() && pending_.front().answered) {
+        Pending p = std::move(pending_.front());
+        pending_.pop_front();
+        try {
+          const size_t reply_at = out_.size();
+          const bool wrote =
+              server_->dispatcher_.Replay(&client_, p.argv, &out_, std::move(p.answer), p.now_ms);
+          if (wrote && !p.durable_error.empty() && out_.size() > reply_at &&
+              out_[reply_at] != '-') {
+            out_.resize(reply_at);
+            ReplyWriter(&out_).Error(p.durable_error);
+          }
+        } catch (const std::exception&) {
+          return Shutdown();
         }
-      } catch (const std::exception&) {
-        return Shutdown();
+        if (!AfterRequest(p.argv)) return;
       }
-      if (!Ran()) return;
+      if (!pending_.empty()) {
+        // The replies so far go out while the rest are decided.
+        Flush();
+        return;
+      }
+      routing_self_.reset();
+      chain_ = RouteChain{};
       Process();
     }
 
@@ -495,6 +558,8 @@ class RespServer::Impl : public ServerContext {
       closed_ = true;
       // A decision still on its way finds the session closed.
       routing_self_.reset();
+      pending_.clear();
+      held_ = false;
       boost::system::error_code ec;
       if (blocked_) {
         blocked_ = false;
@@ -522,13 +587,30 @@ class RespServer::Impl : public ServerContext {
     bool closing_ = false;         // no more requests: send what is pending, then close
     bool closed_ = false;          // the socket is closed
     bool blocked_ = false;         // waiting in the server's waiters (Block)
-    bool routing_ = false;         // argv_ waits for a routed decision (Defer)
     bool input_ended_ = false;     // the client shut its sending side
-    int64_t routed_now_ms_ = -1;   // the deferred request's time (Dispatcher::Replay)
-    std::string routed_durable_error_;  // Defer's WaitDurable failed: the error line
+    // A request waiting for its routed decision (Defer).
+    struct Pending {
+      uint64_t ticket = 0;            // RouteAnswer::ticket of its answer
+      std::vector<std::string> argv;  // the request
+      int64_t now_ms = -1;            // its first pass's time (Dispatcher::Replay)
+      std::string durable_error;      // Defer's WaitDurable failed: the error line
+      bool answered = false;          // `answer` has come
+      RouteAnswer answer;
+    };
+    // Routed requests in flight on one connection, at most: the client's
+    // pipeline beyond waits unread in in_.
+    static constexpr size_t kMaxChain = 128;
+    std::deque<Pending> pending_;  // in request order
+    RouteChain chain_;             // pending_'s chain (zero when none is open)
+    uint64_t next_ticket_ = 1;
+    bool held_ = false;  // held_argv_ runs once pending_ is answered (Dispatcher::Ran::kHeld)
+    std::vector<std::string> held_argv_;
+    std::string held_error_;        // or, when held_, a protocol error to answer, then close
     RouteDeferral::Resume resume_;  // hands a routed answer to Answered
-    std::shared_ptr<Session> routing_self_;  // while routing_ and not closed
-    size_t partial_ = 0;           // bytes of the request in progress the parser holds
+    std::shared_ptr<Session> routing_self_;  // while pending_ is not empty and not closed
+
+    bool routing() const { return !pending_.empty(); }
+    size_t partial_ = 0;  // bytes of the request in progress the parser holds
     std::vector<std::string> argv_;
     // [begin, end) in out_ of this batch's write success replies.
     std::vector<std::pair<size_t, size_t>> write_replies_;

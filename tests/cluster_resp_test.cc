@@ -149,6 +149,84 @@ TEST_CASE("cluster RESP: pipelined requests answer in order, a later one after t
   t.b.node->TestDelay("a", 0);
 }
 
+TEST_CASE("cluster RESP: pipelined routed requests are in flight together and answer in order",
+          "[cluster][resp]") {
+  // A chain (ephpm/route_deferral.h): b's and c's frames to a come 400 ms
+  // late (their answers, and their confirmations of a's own decisions), but
+  // all thirty INCRs are decided, by b, c and a, before the first answer is
+  // back, so they went out together; the replies keep the requests'
+  // order.  One at a time they would take twelve seconds.
+  RespTrio t;
+  const std::string keys[3] = {KeyOwnedBy(t.a, "b", "chain:"), KeyOwnedBy(t.a, "c", "chain:"),
+                               KeyOwnedBy(t.a, "a", "chain:")};
+  const std::string& kb = keys[0];
+  t.b.node->TestDelay("a", 400);
+  t.c.node->TestDelay("a", 400);
+  Client cl(t.port());
+  std::string batch;
+  for (int i = 0; i < 30; ++i) batch += Encode({"INCR", keys[i % 3]});
+  batch += Encode({"GET", kb});  // a local read: after all of them
+  REQUIRE(cl.Send(batch));
+  CHECK(WaitFor(3000, [&] {
+          return t.b.Get(keys[0]) == "10" && t.c.Get(keys[1]) == "10" && t.a.Get(keys[2]) == "10";
+        }) >= 0);
+  CHECK_FALSE(cl.Readable(0));
+  for (int i = 0; i < 30; ++i) CHECK(cl.Reply() == Int(i / 3 + 1));
+  CHECK(cl.Reply() == Bulk("10"));
+  t.b.node->TestDelay("a", 0);
+  t.c.node->TestDelay("a", 0);
+  // More than a chain holds (128): the rest wait for it, then go on.
+  batch.clear();
+  for (int i = 0; i < 300; ++i) batch += Encode({"INCRBY", kb, "2"});
+  REQUIRE(cl.Send(batch));
+  bool in_order = true;
+  for (int i = 1; i <= 300; ++i) in_order = in_order && cl.Reply() == Int(10 + 2 * i);
+  CHECK(in_order);
+  CHECK(t.c.Get(kb) == "610");
+}
+
+TEST_CASE("cluster RESP: a protocol error behind routed requests answers after them, then closes",
+          "[cluster][resp]") {
+  RespTrio t;
+  const std::string kb = KeyOwnedBy(t.a, "b", "garbage:");
+  t.b.node->TestDelay("a", 200);
+  Client cl(t.port());
+  REQUIRE(cl.Send(Encode({"INCR", kb}) + Encode({"INCR", kb}) + "*1\r\n$x\r\n"));
+  bool closed = false;
+  const std::string all = cl.ReadToClose(&closed);
+  CHECK(all.rfind(Int(1) + Int(2) + "-ERR Protocol error", 0) == 0);
+  CHECK(closed);
+  t.b.node->TestDelay("a", 0);
+  CHECK(t.b.Get(kb) == "2");
+}
+
+TEST_CASE("cluster RESP: a chained request whose predecessor the owner refused is refused too",
+          "[cluster][resp]") {
+  // The owner decides a chain's requests in the order sent, or not at all:
+  // here the second INCR reaches b first (a's frames to b are delayed, the
+  // second one less), and the first arrives too late to be decided.  Were
+  // the second decided on its own, it would answer 1 and the first, asked
+  // again, 2.  Both are refused and asked again in order instead.
+  RespTrio t;
+  const std::string kb = KeyOwnedBy(t.a, "b", "reorder:");
+  const uint64_t refused = cluster_test::Counter(t.b, "cluster_routed_refused");
+  t.a.node->TestDelay("b", 1950);  // of the 2000 ms request timeout
+  Client cl(t.port());
+  const std::string second = Encode({"INCR", kb});
+  // The first request, and a part of the second: a chain is opened (more
+  // input waits), and the second joins it once it is whole.
+  REQUIRE(cl.Send(Encode({"INCR", kb}) + second.substr(0, 5)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  t.a.node->TestDelay("b", 1000);
+  REQUIRE(cl.Send(second.substr(5)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  t.a.node->TestDelay("b", 0);
+  CHECK(cl.Reply() == Int(1));
+  CHECK(cl.Reply() == Int(2));
+  CHECK(cluster_test::Counter(t.b, "cluster_routed_refused") >= refused + 2);
+  CHECK(t.b.Get(kb) == "2");
+}
+
 TEST_CASE("cluster RESP: a deferred command counts once, and the lock commands route",
           "[cluster][resp]") {
   RespTrio t;

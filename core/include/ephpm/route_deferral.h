@@ -24,6 +24,18 @@
 // branches.  The replicator that defers promises that an answer of kind
 // kRetry means nothing was applied (the replay then asks again, waiting).
 //
+// A caller may have several decisions in flight (a RouteChain): a RESP
+// connection whose client pipelines INCRs sends each as it comes instead
+// of one per round trip.  Each owner decides its part of a chain in the
+// order sent, or refuses a request whose predecessor it did not decide
+// (then every later one too), so that asking again, in order, keeps the
+// order; decisions here are made in order as they come.  A later command
+// joins the chain only if its routed call is placed in the view the chain
+// was opened in (one key, one owner); any other routed call is held
+// (Hold): the pass is abandoned as by Defer, and the caller runs the
+// command again, from the start, once every decision of the chain is
+// answered.
+//
 // Both scopes are per thread and nest (the innermost counts).
 
 #ifndef EPHPM_ROUTE_DEFERRAL_H_
@@ -33,6 +45,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ephpm {
 
@@ -43,6 +56,7 @@ struct RouteAnswer {
     kRetry,     // refused before anything was applied: ask again
   };
   Kind kind = Kind::kUnknown;
+  uint64_t ticket = 0;  // the deferring scope's (RouteDeferral's `ticket`)
   uint8_t op = 0;       // the replicator's operation code
   std::string key;      // the routing key
   std::string outcome;  // with kAnswered
@@ -71,27 +85,63 @@ class FrozenClock {
   FrozenClock* const outer_;
 };
 
+// The decisions a caller has in flight, in the order sent.  The caller
+// keeps it between commands (reset to {} when nothing is in flight) and the
+// replicator fills it in: open() once a decision opened a chain that later
+// ones may join.  One link per owner: each owner decides its part in
+// order; parts on different owners are decided independently (as a Redis
+// Cluster client's pipeline to several nodes), but only within the view
+// the chain was opened in, so one key's requests all go to one owner.
+struct RouteChain {
+  struct Link {
+    std::string owner;  // the owner's address; empty: decided here
+    uint64_t id = 0;    // the owner's number for this part
+    uint64_t next = 0;  // the position the next request of this part takes
+  };
+  bool more = false;           // set by the caller: more requests are waiting
+                               // behind this one (worth opening a chain)
+  uint64_t view = 0;           // the replicator's view the chain was opened in; 0: none
+  bool local_refused = false;  // a decision here was not started: no later one may be
+  std::vector<Link> links;
+
+  bool open() const { return view != 0; }
+};
+
 class RouteDeferral : public FrozenClock {
  public:
   using Resume = std::function<void(RouteAnswer answer)>;
 
   // `resume` must outlive the scope (it is copied only when a decision is
   // deferred, so that a command that routes nothing costs no allocation).
-  explicit RouteDeferral(const Resume* resume);
+  // With `chain` the caller may have decisions in flight: while it is
+  // open a routed call joins it or is held; else it may open one (when
+  // chain->more).  `ticket` is copied into the answer.
+  explicit RouteDeferral(const Resume* resume, RouteChain* chain = nullptr, uint64_t ticket = 0);
   ~RouteDeferral();
 
   // The innermost deferral on this thread, or null.
   static RouteDeferral* Current();
 
-  // True once a routed decision has been started in this scope.
+  // True once a routed decision has been started in this scope, or held.
   bool deferred() const { return deferred_; }
+  // True when the routed call was held (Hold) rather than started.
+  bool held() const { return held_; }
+  RouteChain* chain() const { return chain_; }
+  uint64_t ticket() const { return ticket_; }
   // For the replicator, when it starts a decision instead of waiting: the
   // callback that takes its answer (exactly once).  REQUIRES: !deferred().
   Resume Defer();
+  // For the replicator, when the call can join no chain in flight: nothing
+  // is started, and the caller runs the command again once the chain is
+  // answered.  REQUIRES: !deferred().
+  void Hold();
 
  private:
   const Resume* const resume_;
+  RouteChain* const chain_;
+  const uint64_t ticket_;
   bool deferred_ = false;
+  bool held_ = false;
   RouteDeferral* const outer_;
 };
 

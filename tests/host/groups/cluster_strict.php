@@ -95,6 +95,28 @@ function group_cluster_strict(array $env): void
         return ($set($n2, 'd')['result'] ?? null) === true;
     }));
 
+    // Pipelined: the INCRs go out together (a chain, docs/ARCHITECTURE.md
+    // "Chains"); SETNX is decided in etcd, which no chain can join, so it
+    // waits for the INCR before it and runs once, and the INCR after it
+    // waits for it.  Replies in order.
+    $c = new Conn($n1->resp_port);
+    $pipe = '';
+    foreach ([['INCR', 'pipe:n'], ['INCR', 'pipe:n'], ['SETNX', 'pipe:lock', 'v'], ['INCR', 'pipe:n'],
+              ['SETNX', 'pipe:lock', 'w'], ['GET', 'pipe:n']] as $args) {
+        $pipe .= '*' . count($args) . "\r\n";
+        foreach ($args as $a) {
+            $pipe .= '$' . strlen($a) . "\r\n$a\r\n";
+        }
+    }
+    $c->send($pipe);
+    $replies = [];
+    for ($i = 0; $i < 6; $i++) {
+        $replies[] = resp_read($c);
+    }
+    $c->close();
+    check_eq('strict: a pipeline of INCRs and etcd-decided SETNXs answers in order, each run once',
+        [1, 2, 1, 3, 0, '3'], $replies);
+
     // A paused node's membership lease runs out (2 s): etcd drops it from
     // the member list the others compute owners over; resumed, it finds
     // its lease gone and registers again.
