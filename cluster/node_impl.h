@@ -269,14 +269,16 @@ class ClusterNode::Impl {
                                const View& view, uint64_t chain, uint64_t position) const;
   // Chains (ephpm/route_deferral.h).  The asking side: a new chain's number.
   uint64_t NewChainId();
-  // The asking side, in strict mode's etcd paths (which decide nowhere a
-  // chain could join): true, with the call held, while a chain is open in
-  // the current deferral.
-  static bool HeldForChain() {
+  // The asking side, in strict mode's etcd paths, which decide in etcd
+  // where no RouteDeferral can wait for them: true when the call must not
+  // act, answering "unreachable" (a deferral's pass that already deferred
+  // acts no more; while a chain is open the call is held, since no etcd
+  // decision can join one).
+  static bool EtcdCallStops() {
     RouteDeferral* d = RouteDeferral::Current();
-    if (d == nullptr || d->deferred() || d->chain() == nullptr || !d->chain()->open()) {
-      return false;
-    }
+    if (d == nullptr) return false;
+    if (d->deferred()) return true;
+    if (d->chain() == nullptr || !d->chain()->open()) return false;
     d->Hold();
     return true;
   }

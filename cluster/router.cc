@@ -560,41 +560,49 @@ Routed<typename RoutedOp<kOp>::Outcome> ClusterNode::Impl::Route(const RouteArgs
 // RouteArgs in member order: guard, token, key, value, ttl, delta.
 Routed<SetNxOutcome> ClusterNode::Impl::RouteSetNx(std::string_view key, std::string_view value,
                                                    int64_t ttl_ms) {
-  if (etcd_)
-    return HeldForChain() ? Routed<SetNxOutcome>::Unreachable() : etcd_->SetNx(key, value, ttl_ms);
+  if (etcd_) {
+    if (EtcdCallStops()) return Routed<SetNxOutcome>::Unreachable();
+    return etcd_->SetNx(key, value, ttl_ms);
+  }
   return Route<RouteOp::kSetNx>({{}, {}, key, value, ttl_ms, 0});
 }
 
 Routed<SetNxOutcome> ClusterNode::Impl::RouteSetNxEphemeral(std::string_view key,
                                                             std::string_view value,
                                                             int64_t ttl_ms) {
-  if (etcd_)
-    return HeldForChain() ? Routed<SetNxOutcome>::Unreachable() : etcd_->SetNx(key, value, ttl_ms);
+  if (etcd_) {
+    if (EtcdCallStops()) return Routed<SetNxOutcome>::Unreachable();
+    return etcd_->SetNx(key, value, ttl_ms);
+  }
   return Route<RouteOp::kSetNxEphemeral>({{}, {}, key, value, ttl_ms, 0});
 }
 
 Routed<DelIfEqOutcome> ClusterNode::Impl::RouteDelIfEq(std::string_view key,
                                                        std::string_view token) {
-  if (etcd_)
-    return HeldForChain() ? Routed<DelIfEqOutcome>::Unreachable() : etcd_->DelIfEq(key, token);
+  if (etcd_) {
+    if (EtcdCallStops()) return Routed<DelIfEqOutcome>::Unreachable();
+    return etcd_->DelIfEq(key, token);
+  }
   return Route<RouteOp::kDelIfEq>({{}, token, key, {}, 0, 0});
 }
 
 Routed<SetIfEqOutcome> ClusterNode::Impl::RouteSetIfEq(std::string_view guard_key,
                                                        std::string_view token, std::string_view key,
                                                        std::string_view value, int64_t ttl_ms) {
-  if (etcd_)
-    return HeldForChain() ? Routed<SetIfEqOutcome>::Unreachable()
-                          : StrictSetIfEq(guard_key, token, key, value, ttl_ms);
+  if (etcd_) {
+    if (EtcdCallStops()) return Routed<SetIfEqOutcome>::Unreachable();
+    return StrictSetIfEq(guard_key, token, key, value, ttl_ms);
+  }
   return Route<RouteOp::kSetIfEq>({guard_key, token, key, value, ttl_ms, 0});
 }
 
 Routed<DelIfGuardEqOutcome> ClusterNode::Impl::RouteDelIfGuardEq(std::string_view guard_key,
                                                                  std::string_view token,
                                                                  std::string_view key) {
-  if (etcd_)
-    return HeldForChain() ? Routed<DelIfGuardEqOutcome>::Unreachable()
-                          : StrictDelIfGuardEq(guard_key, token, key);
+  if (etcd_) {
+    if (EtcdCallStops()) return Routed<DelIfGuardEqOutcome>::Unreachable();
+    return StrictDelIfGuardEq(guard_key, token, key);
+  }
   return Route<RouteOp::kDelIfGuardEq>({guard_key, token, key, {}, 0, 0});
 }
 
@@ -602,9 +610,10 @@ Routed<ExpireIfGuardEqOutcome> ClusterNode::Impl::RouteExpireIfGuardEq(std::stri
                                                                        std::string_view token,
                                                                        std::string_view key,
                                                                        int64_t ttl_ms) {
-  if (etcd_)
-    return HeldForChain() ? Routed<ExpireIfGuardEqOutcome>::Unreachable()
-                          : StrictExpireIfGuardEq(guard_key, token, key, ttl_ms);
+  if (etcd_) {
+    if (EtcdCallStops()) return Routed<ExpireIfGuardEqOutcome>::Unreachable();
+    return StrictExpireIfGuardEq(guard_key, token, key, ttl_ms);
+  }
   return Route<RouteOp::kExpireIfGuardEq>({guard_key, token, key, {}, ttl_ms, 0});
 }
 
@@ -624,9 +633,10 @@ Routed<GetReply> ClusterNode::Impl::RouteGet(std::string_view key) {
 Routed<FencedGrant> ClusterNode::Impl::RouteSetNxFenced(std::string_view key,
                                                         std::string_view value, int64_t ttl_ms,
                                                         bool ephemeral) {
-  if (etcd_)
-    return HeldForChain() ? Routed<FencedGrant>::Unreachable()
-                          : etcd_->SetNxFenced(key, value, ttl_ms);
+  if (etcd_) {
+    if (EtcdCallStops()) return Routed<FencedGrant>::Unreachable();
+    return etcd_->SetNxFenced(key, value, ttl_ms);
+  }
   RouteArgs a;
   a.key = key;
   a.value = value;
@@ -638,9 +648,10 @@ Routed<FencedGrant> ClusterNode::Impl::RouteSetNxFenced(std::string_view key,
 Routed<ExpireIfEqOutcome> ClusterNode::Impl::RouteExpireIfEq(std::string_view key,
                                                              std::string_view token,
                                                              int64_t ttl_ms) {
-  if (etcd_)
-    return HeldForChain() ? Routed<ExpireIfEqOutcome>::Unreachable()
-                          : etcd_->ExpireIfEq(key, token, ttl_ms);
+  if (etcd_) {
+    if (EtcdCallStops()) return Routed<ExpireIfEqOutcome>::Unreachable();
+    return etcd_->ExpireIfEq(key, token, ttl_ms);
+  }
   RouteArgs a;
   a.key = key;
   a.token = token;
@@ -663,8 +674,10 @@ Routed<SetFencedOutcome> ClusterNode::Impl::RouteSetFenced(std::string_view key,
 // latest grant or refresh.
 Routed<LockStateReply> ClusterNode::Impl::RouteLockState(std::string_view key,
                                                          std::string_view token) {
-  if (etcd_)
-    return HeldForChain() ? Routed<LockStateReply>::Unreachable() : etcd_->LockState(key, token);
+  if (etcd_) {
+    if (EtcdCallStops()) return Routed<LockStateReply>::Unreachable();
+    return etcd_->LockState(key, token);
+  }
   RouteArgs a;
   a.key = key;
   a.token = token;
