@@ -10,6 +10,9 @@
 #include <sys/socket.h>
 
 #include <cstdio>
+#include <map>
+#include <optional>
+#include <random>
 
 #include "cluster_util.h"
 #include "resp_server_util.h"
@@ -225,6 +228,123 @@ TEST_CASE("cluster RESP: a chained request whose predecessor the owner refused i
   CHECK(cl.Reply() == Int(2));
   CHECK(cluster_test::Counter(t.b, "cluster_routed_refused") >= refused + 2);
   CHECK(t.b.Get(kb) == "2");
+}
+
+TEST_CASE("cluster RESP: random pipelines over links that reorder frames answer as run in order",
+          "[cluster][resp]") {
+  // One client, pipelines of routed and local commands over six keys (two
+  // per owner), sent in pieces cut anywhere, while the links' delays
+  // change under them: a frame sent later with a shorter delay overtakes
+  // one sent earlier, so owners see a chain's requests out of order and
+  // refuse the overtaking ones.  Whatever happens on the way, every reply
+  // must be what running the requests one by one gives (a model).
+  RespTrio t;
+  std::vector<std::string> keys;
+  for (const char* owner : {"a", "b", "c"}) {
+    for (const char* prefix : {"model1:", "model2:"}) keys.push_back(KeyOwnedBy(t.a, owner, prefix));
+  }
+  const uint64_t seed = std::random_device{}();
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  auto pick = [&](uint64_t n) { return static_cast<size_t>(rng() % n); };
+  std::map<std::string, std::string> model;  // key -> value (all integers)
+  Client cl(t.port());
+  ephpm::cluster::ClusterNode* nodes[3] = {t.a.node.get(), t.b.node.get(), t.c.node.get()};
+  const char* names[3] = {"a", "b", "c"};
+  const int64_t delays[] = {0, 0, 3, 15, 40};
+  auto shake = [&] {
+    // a's requests to b and c above all: a shorter delay after a longer
+    // one reorders them.
+    for (int m = 1; m < 3; ++m) nodes[0]->TestDelay(names[m], delays[pick(5)]);
+    for (int n = 1; n < 3; ++n) {
+      for (int m = 0; m < 3; ++m) {
+        if (n != m && pick(3) == 0) nodes[n]->TestDelay(names[m], delays[pick(5)]);
+      }
+    }
+  };
+  for (int round = 0; round < 25; ++round) {
+    CAPTURE(round);
+    std::string bytes;
+    std::vector<std::string> expected;
+    const size_t count = 10 + pick(50);
+    for (size_t i = 0; i < count; ++i) {
+      const std::string& k = keys[pick(keys.size())];
+      auto it = model.find(k);
+      const std::string n = std::to_string(static_cast<int64_t>(pick(21)) - 10);
+      switch (pick(7)) {
+        case 0:
+        case 1: {  // INCR
+          bytes += Encode({"INCR", k});
+          const int64_t v = (it == model.end() ? 0 : std::stoll(it->second)) + 1;
+          model[k] = std::to_string(v);
+          expected.push_back(Int(v));
+          break;
+        }
+        case 2: {  // INCRBY
+          bytes += Encode({"INCRBY", k, n});
+          const int64_t v = (it == model.end() ? 0 : std::stoll(it->second)) + std::stoll(n);
+          model[k] = std::to_string(v);
+          expected.push_back(Int(v));
+          break;
+        }
+        case 3:  // SET
+          bytes += Encode({"SET", k, n});
+          model[k] = n;
+          expected.push_back("+OK\r\n");
+          break;
+        case 4:  // SETNX
+          bytes += Encode({"SETNX", k, n});
+          expected.push_back(Int(it == model.end() ? 1 : 0));
+          if (it == model.end()) model[k] = n;
+          break;
+        case 5:  // DELIFEQ, with the value it holds half the time
+        {
+          const std::string v = it != model.end() && pick(2) == 0 ? it->second : n;
+          bytes += Encode({"DELIFEQ", k, v});
+          const bool match = it != model.end() && it->second == v;
+          expected.push_back(Int(match ? 1 : 0));
+          if (match) model.erase(it);
+          break;
+        }
+        default:  // GET: a local read, held until what is in flight is answered
+          bytes += Encode({"GET", k});
+          expected.push_back(it == model.end() ? "$-1\r\n" : Bulk(it->second));
+          break;
+      }
+    }
+    // Sent in pieces cut anywhere, the links changing between.
+    size_t at = 0;
+    while (at < bytes.size()) {
+      const size_t piece = pick(8) == 0 ? bytes.size() - at : 1 + pick((bytes.size() - at + 3) / 4);
+      REQUIRE(cl.Send(bytes.substr(at, piece)));
+      at += piece;
+      shake();
+      if (pick(3) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(pick(10)));
+    }
+    bool same = true;
+    for (size_t i = 0; i < expected.size() && same; ++i) {
+      const std::string got = cl.Reply();
+      if (got != expected[i]) {
+        same = false;
+        FAIL_CHECK("request " << i << " of " << expected.size() << ": got " << got
+                              << " expected " << expected[i]);
+      }
+    }
+    REQUIRE(same);
+  }
+  for (int n = 0; n < 3; ++n) {
+    for (int m = 0; m < 3; ++m) {
+      if (n != m) nodes[n]->TestDelay(names[m], 0);
+    }
+  }
+  // Every member holds what the client was told.
+  for (const std::string& k : keys) {
+    const auto it = model.find(k);
+    const std::string want = it == model.end() ? "<missing>" : it->second;
+    CHECK(WaitFor(5000, [&] {
+            return t.a.Get(k) == want && t.b.Get(k) == want && t.c.Get(k) == want;
+          }) >= 0);
+  }
 }
 
 TEST_CASE("cluster RESP: a deferred command counts once, and the lock commands route",
