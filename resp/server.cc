@@ -288,6 +288,9 @@ class RespServer::Impl : public ServerContext {
     // Bytes of this client's replies not yet taken by the kernel.
     size_t PendingOutput() const { return out_.size() + writing_.size(); }
 
+    // Requests wait for routed decisions (Defer).
+    bool routing() const { return !pending_.empty(); }
+
     // Runs every complete request in the input, then sends the replies.
     // While routed requests wait (pending_), requests go on being run only
     // as long as they join their chain (route_deferral.h); the first that
@@ -608,8 +611,6 @@ class RespServer::Impl : public ServerContext {
     std::string held_error_;        // or, when held_, a protocol error to answer, then close
     RouteDeferral::Resume resume_;  // hands a routed answer to Answered
     std::shared_ptr<Session> routing_self_;  // while pending_ is not empty and not closed
-
-    bool routing() const { return !pending_.empty(); }
     size_t partial_ = 0;  // bytes of the request in progress the parser holds
     std::vector<std::string> argv_;
     // [begin, end) in out_ of this batch's write success replies.
