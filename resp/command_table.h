@@ -66,9 +66,11 @@ enum Flag : uint32_t {
   // Store::NowMs.
   kRoutable = 256,
   // Routable, and its handler's one routed call is the only thing it does
-  // besides argument checks (no read of another key, no second call, no
-  // etcd-only path that decides nowhere): it may join a chain of decisions
-  // in flight, and when it cannot, running it again later is exact.
+  // besides argument checks (no local write, no read of another key, no
+  // second call) in every form: it may join a chain of decisions in
+  // flight, and when it cannot, running it again later is exact.  (Not
+  // SET and its kin: a plain SET is written here and replicated, so it
+  // would take effect before the decisions in flight.)
   kChainable = 512,
 };
 

@@ -189,6 +189,37 @@ TEST_CASE("cluster RESP: pipelined routed requests are in flight together and an
   CHECK(t.c.Get(kb) == "610");
 }
 
+TEST_CASE("cluster RESP: a write behind routed requests takes effect only after them",
+          "[cluster][resp]") {
+  // b decides each INCR at once, but its frames to a (the answer and the
+  // decision for a's copy) come 400 ms late.  The write after it is made
+  // here, not decided by an owner: it must wait for the INCR, so another
+  // client that sees it on a sees the INCR there too.
+  RespTrio t;
+  const std::string kb = KeyOwnedBy(t.a, "b", "before:");
+  Client cl(t.port());
+  REQUIRE(cl.Call({"SET", "after:xx", "old"}) == "+OK\r\n");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> writes = {
+      {{"SET", "after:set", "x"}, "+OK\r\n"},
+      {{"SETEX", "after:setex", "100", "x"}, "+OK\r\n"},
+      {{"PSETEX", "after:psetex", "100000", "x"}, "+OK\r\n"},
+      {{"GETSET", "after:getset", "x"}, "$-1\r\n"},
+      {{"SET", "after:xx", "x", "XX"}, "+OK\r\n"},
+  };
+  int64_t n = 0;
+  for (const auto& [write, reply] : writes) {
+    CAPTURE(write[0], write[1]);
+    t.b.node->TestDelay("a", 400);
+    REQUIRE(cl.Send(Encode({"INCR", kb}) + Encode(write)));
+    ++n;
+    REQUIRE(WaitFor(5000, [&] { return t.a.Get(write[1]) == "x"; }) >= 0);
+    CHECK(t.a.Get(kb) == std::to_string(n));
+    CHECK(cl.Reply() == Int(n));
+    CHECK(cl.Reply() == reply);
+    t.b.node->TestDelay("a", 0);
+  }
+}
+
 TEST_CASE("cluster RESP: a protocol error behind routed requests answers after them, then closes",
           "[cluster][resp]") {
   RespTrio t;
