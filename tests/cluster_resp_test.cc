@@ -207,7 +207,9 @@ TEST_CASE("cluster RESP: a write behind routed requests takes effect only after 
       {{"SET", "after:xx", "x", "XX"}, "+OK\r\n"},
   };
   int64_t n = 0;
-  for (const auto& [write, reply] : writes) {
+  for (const auto& w : writes) {
+    const std::vector<std::string>& write = w.first;
+    const std::string& reply = w.second;
     CAPTURE(write[0], write[1]);
     t.b.node->TestDelay("a", 400);
     REQUIRE(cl.Send(Encode({"INCR", kb}) + Encode(write)));
