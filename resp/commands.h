@@ -162,9 +162,9 @@ class Dispatcher {
   // the pass's frozen time and the reply appended to *out is no answer:
   // the caller removes it, and once `resume` has run with the answer of
   // this ticket, calls Replay with it.  While the chain is open
-  // (decisions are in flight) only a kChainable command
-  // can join it; every other request is held, its reply (if any) no
-  // answer either.  *wrote as Execute's result.
+  // (decisions are in flight) only a kChainable command can join it;
+  // every other request is held, its reply (if any) no answer either.
+  // *wrote as Execute's result.
   Ran Execute(ClientState* client, std::vector<std::string>& argv, std::string* out,
               const RouteDeferral::Resume& resume, RouteChain* chain, uint64_t ticket, bool* wrote,
               int64_t* deferred_now_ms);

@@ -94,7 +94,7 @@ class FrozenClock {
 // the chain was opened in, so one key's requests all go to one owner.
 struct RouteChain {
   struct Link {
-    std::string owner;  // the owner's address; empty: decided here
+    std::string owner;  // the owner's address (decisions here need no link)
     uint64_t id = 0;    // the owner's number for this part
     uint64_t next = 0;  // the position the next request of this part takes
   };
