@@ -467,13 +467,12 @@ Dispatcher::Ran Dispatcher::Run(ClientState* client, std::vector<std::string>& a
   // Decisions in flight (a chain): only a command that may join them runs
   // now, and only as far as its routed call (route_deferral.h).
   const bool joining = chain != nullptr && chain->open();
-  if (joining) {
-    bool unknown_sub = false;
-    const Command* cmd = FindCommand(Lower(argv[0]), argv, &unknown_sub);
-    if (cmd == nullptr || !(cmd->flags & cmd::kChainable) || client->in_multi ||
-        !client->authenticated) {
-      return Ran::kHeld;
-    }
+  const std::string name = Lower(argv[0]);
+  bool unknown_sub = false;
+  const Command* cmd = FindCommand(name, argv, &unknown_sub);
+  if (joining && (cmd == nullptr || !(cmd->flags & cmd::kChainable) || client->in_multi ||
+                  !client->authenticated)) {
+    return Ran::kHeld;
   }
   total_commands_.fetch_add(1, std::memory_order_relaxed);
   // A request's end without a routed call.  Joining a chain it must not
@@ -496,9 +495,6 @@ Dispatcher::Ran Dispatcher::Run(ClientState* client, std::vector<std::string>& a
     if (queuing) client->multi_dirty = true;
     return done(false);
   };
-  const std::string name = Lower(argv[0]);
-  bool unknown_sub = false;
-  const Command* cmd = FindCommand(name, argv, &unknown_sub);
   if (unknown_sub) {
     std::string upper(name);
     for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
