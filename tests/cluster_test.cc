@@ -30,7 +30,9 @@
 #include "ephpm/store.h"
 #include "node.h"
 #include "owner.h"
+#include "route_codec.h"
 #include "test_util.h"
+#include "wire.h"
 
 using namespace cluster_test;  // NOLINT: the suite's own helpers
 
@@ -425,6 +427,156 @@ TEST_CASE("cluster: bad listen addresses and garbage on the data plane", "[clust
   }
   REQUIRE(t.a.store->Set("still", "works") == Status::kOk);
   REQUIRE(WaitFor(2000, [&] { return t.Everywhere("still", "works"); }) >= 0);
+  CHECK(AllAlive(t.all(), {"a", "b", "c"}));
+}
+
+namespace {
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Reads one whole frame from `fd` within `timeout_ms`; false if the peer
+// closed or nothing whole came.
+bool ReadFrame(int fd, int timeout_ms, ephpm::cluster::Header* h, std::string* body) {
+  std::string in;
+  const int64_t end = NowMs() + timeout_ms;
+  char buf[4096];
+  while (NowMs() < end) {
+    if (in.size() >= ephpm::cluster::kFrameHeader) {
+      *h = ephpm::cluster::ParseHeader(in.data());
+      if (in.size() >= ephpm::cluster::kFrameHeader + h->body_length) {
+        body->assign(in, ephpm::cluster::kFrameHeader, h->body_length);
+        return true;
+      }
+    }
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 50) <= 0) continue;
+    const ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return false;
+    in.append(buf, static_cast<size_t>(n));
+  }
+  return false;
+}
+
+}  // namespace
+
+// What a peer sends is parsed field by field: a body cut anywhere, or an
+// operation this version does not know, closes that connection and changes
+// nothing; a request of a chain the owner never saw is refused, not decided.
+// The well-formed request first, so that the cut ones are known to be cut
+// versions of something the owner accepts.
+TEST_CASE("cluster: a malformed or cut frame body closes the link and changes nothing",
+          "[cluster]") {
+  using ephpm::cluster::MsgType;
+  using ephpm::cluster::RouteArgs;
+  using ephpm::cluster::RouteOp;
+  using ephpm::cluster::Writer;
+  Trio t;
+  t.Converge();
+  const std::string key = KeyOwnedBy(t.a, "a", "cut:");
+  std::string host = t.a.address().substr(0, t.a.address().rfind(':'));
+  const int port = std::stoi(t.a.address().substr(t.a.address().rfind(':') + 1));
+  const int64_t deadline = WallMs() + 60'000;
+  auto route_body = [&](uint8_t op, uint64_t chain, uint64_t position) {
+    RouteArgs args;
+    args.key = key;
+    args.delta = 5;
+    Writer w;
+    w.Str("b");
+    w.U8(op);
+    w.I64(deadline);
+    ephpm::cluster::EncodeArgs(RouteOp::kIncrBy, args, &w);
+    w.U64(chain);
+    w.U64(position);
+    return w.out();
+  };
+  // Sends one route request on a new connection; the reply's status byte,
+  // or -1 when the connection closed without one.
+  auto ask = [&](const std::string& body) {
+    const int fd = ConnectTcp(host, port);
+    REQUIRE(fd >= 0);
+    const std::string frame = ephpm::cluster::Frame(MsgType::kRouteRequest, 77, body);
+    REQUIRE(send(fd, frame.data(), frame.size(), MSG_NOSIGNAL) ==
+            static_cast<ssize_t>(frame.size()));
+    ephpm::cluster::Header h{};
+    std::string reply;
+    const bool got = ReadFrame(fd, 5000, &h, &reply);
+    close(fd);
+    if (!got) return -1;
+    REQUIRE(h.type == MsgType::kRouteReply);
+    REQUIRE(h.request_id == 77);
+    ephpm::cluster::Reader r(reply);
+    std::string_view sender;
+    uint8_t status = 0;
+    REQUIRE(r.Str(&sender));
+    REQUIRE(sender == "a");
+    REQUIRE(r.U8(&status));
+    return static_cast<int>(status);
+  };
+  const std::string whole = route_body(static_cast<uint8_t>(RouteOp::kIncrBy), 0, 0);
+  REQUIRE(ask(whole) == 1);  // decided
+  REQUIRE(WaitFor(3000, [&] { return t.Everywhere(key, "5"); }) >= 0);
+
+  for (size_t cut = 0; cut < whole.size(); ++cut) {
+    INFO("route request cut to " << cut << " of " << whole.size() << " bytes");
+    CHECK(ask(whole.substr(0, cut)) == -1);
+  }
+  CHECK(ask(route_body(0xEE, 0, 0)) == -1);  // no such operation
+  // The second request of a chain whose first the owner never saw.
+  CHECK(ask(route_body(static_cast<uint8_t>(RouteOp::kIncrBy), 0x5eed, 1)) == 0);  // refused
+
+  // The other types that carry fields: only the sender, then nothing.
+  Writer sender_only;
+  sender_only.Str("b");
+  for (MsgType type : {MsgType::kPing, MsgType::kPingReq, MsgType::kJoin, MsgType::kReplicate,
+                       MsgType::kSyncBatch, MsgType::kDecision, MsgType::kSyncRequest,
+                       MsgType::kSyncDone}) {
+    INFO("message type " << static_cast<int>(type));
+    const int fd = ConnectTcp(host, port);
+    REQUIRE(fd >= 0);
+    CHECK(SendAndExpectClose(fd, ephpm::cluster::Frame(type, 1, sender_only.out()), 2000));
+  }
+  // A replicated mutation cut anywhere after its count: nothing of it is
+  // applied.  Then the whole one, on another key, is.
+  auto replicate = [&](const std::string& k, const std::string& value) {
+    ephpm::Mutation m;
+    m.kind = ephpm::Mutation::Kind::kSet;
+    m.key = k;
+    m.value = value;
+    m.original_size = value.size();
+    // Newer than any stamp of the trio's (wall ms in the high 48 bits).
+    m.stamp = {static_cast<uint64_t>(WallMs() + 1000) << 16, 0};
+    Writer w;
+    w.Str("b");
+    w.U32(1);
+    w.Mut(m);
+    return w.out();
+  };
+  const std::string mutation = replicate(key, "overwritten");
+  for (size_t cut = 4 + 1 + 4; cut < mutation.size(); ++cut) {  // "b", then the count
+    INFO("replication cut to " << cut << " of " << mutation.size() << " bytes");
+    const int fd = ConnectTcp(host, port);
+    REQUIRE(fd >= 0);
+    CHECK(SendAndExpectClose(
+        fd, ephpm::cluster::Frame(MsgType::kReplicate, 0, mutation.substr(0, cut)), 2000));
+  }
+  {
+    const std::string other = KeyOwnedBy(t.a, "a", "whole:");
+    const int fd = ConnectTcp(host, port);
+    REQUIRE(fd >= 0);
+    const std::string frame =
+        ephpm::cluster::Frame(MsgType::kReplicate, 0, replicate(other, "arrived"));
+    REQUIRE(send(fd, frame.data(), frame.size(), MSG_NOSIGNAL) ==
+            static_cast<ssize_t>(frame.size()));
+    CHECK(WaitFor(3000, [&] { return t.a.Get(other) == "arrived"; }) >= 0);
+    close(fd);
+  }
+  REQUIRE(t.a.store->Set("still", "works") == Status::kOk);
+  REQUIRE(WaitFor(2000, [&] { return t.Everywhere("still", "works"); }) >= 0);
+  CHECK(t.Everywhere(key, "5"));
   CHECK(AllAlive(t.all(), {"a", "b", "c"}));
 }
 
