@@ -81,8 +81,17 @@ inline HashedKey HashKey(std::string_view key) {
   return HashedKey{key, XXH3_64bits_withSeed(part.data(), part.size(), seed) >> 48, h};
 }
 
+// A lookup key that matches nothing: the map's find() with it walks the
+// probe of `map_hash` and, for every entry whose control byte matches,
+// prefetches the entry's node instead of comparing keys (KeyEq below), so no
+// node is read.  Store::Prefetch's second step.
+struct NodePrefetch {
+  uint64_t map_hash;
+};
+
 struct KeyHash {
   using is_transparent = void;
+  size_t operator()(const NodePrefetch& p) const { return p.map_hash; }
   size_t operator()(const HashedKey& k) const { return k.map_hash; }
   size_t operator()(std::string_view k) const { return HashKey(k).map_hash; }
   size_t operator()(const std::string& k) const { return HashKey(k).map_hash; }
@@ -98,6 +107,15 @@ struct KeyEq {
   template <typename A, typename B>
   bool operator()(const A& a, const B& b) const {
     return View(a) == View(b);
+  }
+  // The map's element first, then the key looked up (absl's EqualElement).
+  // The node is the Key followed by its Entry: 136 bytes, three lines.
+  bool operator()(const Key& node, const NodePrefetch&) const {
+    const char* at = reinterpret_cast<const char*>(&node);
+    __builtin_prefetch(at);
+    __builtin_prefetch(at + 64);
+    __builtin_prefetch(at + 128);
+    return false;
   }
 };
 

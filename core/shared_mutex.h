@@ -68,6 +68,7 @@ class ABSL_LOCKABLE SharedMutex {
   void RawLock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
   void RawUnlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
   void RawReaderLock() ABSL_SHARED_LOCK_FUNCTION() { mu_.lock_shared(); }
+  bool RawReaderTryLock() ABSL_SHARED_TRYLOCK_FUNCTION(true) { return mu_.try_lock_shared(); }
   void RawReaderUnlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock_shared(); }
 
  private:
@@ -76,6 +77,7 @@ class ABSL_LOCKABLE SharedMutex {
   void RawLock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.Lock(); }
   void RawUnlock() ABSL_UNLOCK_FUNCTION() { mu_.Unlock(); }
   void RawReaderLock() ABSL_SHARED_LOCK_FUNCTION() { mu_.ReaderLock(); }
+  bool RawReaderTryLock() ABSL_SHARED_TRYLOCK_FUNCTION(true) { return mu_.ReaderTryLock(); }
   void RawReaderUnlock() ABSL_UNLOCK_FUNCTION() { mu_.ReaderUnlock(); }
 
  private:

@@ -112,6 +112,10 @@ Status Store::Get(std::string_view key, std::string* value) const {
   });
 }
 
+void Store::Prefetch(std::string_view key, uint32_t db, PrefetchStep step) const {
+  impl_->Prefetch(key, db, step);
+}
+
 Status Store::GetInto(std::string_view key, absl::FunctionRef<char*(size_t)> alloc) const {
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->GetInto(key, alloc); });
 }

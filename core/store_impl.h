@@ -166,6 +166,7 @@ class Store::Impl {
 
   // --- strings ------------------------------------------------------------
 
+  void Prefetch(std::string_view key, uint32_t db, Store::PrefetchStep step) const;
   Status GetInto(std::string_view key, absl::FunctionRef<char*(size_t)> alloc) const;
   Status GetIntoBuffer(std::string_view key, char* buf, size_t capacity, uint64_t* length) const;
   Status Set(std::string_view key, std::string_view value, int64_t ttl_ms);

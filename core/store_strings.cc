@@ -9,6 +9,21 @@
 
 namespace ephpm {
 
+void Store::Impl::Prefetch(std::string_view key, uint32_t db, Store::PrefetchStep step) const {
+  if (!KeyOk(key) || db >= options_.databases || section::Active()) return;
+  const HashedKey hk = HashKey(key);
+  Shard& s = shards_[db * ShardsPerDatabase() + (hk.shard_hash & shard_mask_)];
+  // The table's pointers change under the writer's lock (a rehash): read
+  // them under the shared one, or not at all.
+  if (!s.mu.RawReaderTryLock()) return;
+  if (step == Store::PrefetchStep::kTable) {
+    s.map.prefetch(hk);
+  } else {
+    s.map.find(NodePrefetch{hk.map_hash});  // matches nothing (KeyEq)
+  }
+  s.mu.RawReaderUnlock();
+}
+
 Status Store::Impl::GetInto(std::string_view key, absl::FunctionRef<char*(size_t)> alloc) const {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);

@@ -350,3 +350,116 @@ TEST_CASE("fenced writes across two shards in opposite orders do not deadlock",
   for (auto& th : threads) th.join();
   CHECK(written.load() == 4 * 20000);
 }
+
+// Store::Prefetch is a hint: it changes no value, counter or version, skips
+// what it cannot use (a bad database, an over-long key, a call inside an
+// atomic section), and never waits for a shard another thread holds.
+TEST_CASE("Prefetch changes nothing and never waits for a shard's holder",
+          "[store][concurrency]") {
+  auto s = MakeStore(ephpm::StoreOptions{}, ephpm::SystemClock());
+  std::vector<std::string> keys;
+  for (int i = 0; i < 2000; ++i) keys.push_back("pf:" + std::to_string(i));
+  for (size_t i = 0; i < keys.size(); i += 2) REQUIRE(s->Set(keys[i], "zero") == Status::kOk);
+  {
+    Store::DatabaseScope one(*s, 1);
+    for (size_t i = 1; i < keys.size(); i += 2) REQUIRE(s->Set(keys[i], "one") == Status::kOk);
+  }
+  uint64_t touched = 0;
+  REQUIRE(s->Watch(keys[0], &touched) == Status::kOk);
+  const ephpm::StoreStats before = s->Stats();
+  const std::string too_long(ephpm::kMaxKeySize + 1, 'k');
+  for (uint32_t db : {0u, 1u, 15u, 16u, 4'000'000'000u}) {
+    for (const std::string& k : keys) {
+      s->Prefetch(k, db, Store::PrefetchStep::kTable);
+      s->Prefetch(k, db, Store::PrefetchStep::kNode);
+    }
+    s->Prefetch(too_long, db, Store::PrefetchStep::kNode);
+    s->Prefetch("", db, Store::PrefetchStep::kNode);
+  }
+  const ephpm::StoreStats after = s->Stats();
+  CHECK(after.keys == before.keys);
+  CHECK(after.hits == before.hits);
+  CHECK(after.misses == before.misses);
+  CHECK(after.memory_used == before.memory_used);
+  bool changed = true;
+  REQUIRE(s->WatchedChanged(keys[0], touched, &changed) == Status::kOk);
+  CHECK_FALSE(changed);
+  s->Unwatch(keys[0]);
+  CHECK(ephpm_test::GetOr(*s, keys[0]) == "zero");
+  CHECK(ephpm_test::GetOr(*s, keys[1]) == "<missing>");
+
+  // Inside an atomic section (whose shard locks this thread holds), and from
+  // another thread while the section holds the key's shard: both return.
+  std::atomic<bool> other_returned{false};
+  std::thread other;
+  bool returned_in_section = false;
+  REQUIRE(s->Atomically({keys[0]}, false, [&] {
+    s->Prefetch(keys[0], 0, Store::PrefetchStep::kTable);
+    s->Prefetch(keys[0], 0, Store::PrefetchStep::kNode);
+    other = std::thread([&] {
+      s->Prefetch(keys[0], 0, Store::PrefetchStep::kTable);
+      s->Prefetch(keys[0], 0, Store::PrefetchStep::kNode);
+      other_returned.store(true);
+    });
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!other_returned.load() && std::chrono::steady_clock::now() < end) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    returned_in_section = other_returned.load();
+  }) == Status::kOk);
+  other.join();
+  CHECK(returned_in_section);
+}
+
+// Prefetches race writers that grow, shrink and rehash the shards' tables;
+// the data is what the writers left (and, under ThreadSanitizer, the
+// prefetches read the tables only under a shard lock).
+TEST_CASE("Prefetch racing writers that rehash leaves every write in place",
+          "[store][concurrency]") {
+  auto s = MakeStore(ephpm::StoreOptions{}, ephpm::SystemClock());
+  constexpr int kWriters = 2;
+  constexpr int kKeys = 20000;
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> prefetchers;
+  for (int t = 0; t < 2; ++t) {
+    prefetchers.emplace_back([&, t] {
+      std::mt19937 rng(static_cast<uint32_t>(t));
+      while (!stop.load()) {
+        const std::string k = "race:" + std::to_string(rng() % kWriters) + ":" +
+                              std::to_string(rng() % kKeys);
+        s->Prefetch(k, 0, rng() % 2 ? Store::PrefetchStep::kTable : Store::PrefetchStep::kNode);
+      }
+    });
+  }
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < kKeys; ++i) {
+          (void)s->Set("race:" + std::to_string(w) + ":" + std::to_string(i),
+                       std::to_string(round));
+        }
+        // Every other key goes: the tables shrink back on later inserts.
+        for (int i = round % 2; i < kKeys; i += 2) {
+          int64_t removed = 0;
+          (void)s->Del("race:" + std::to_string(w) + ":" + std::to_string(i), &removed);
+        }
+      }
+    });
+  }
+  for (auto& t : writers) t.join();
+  stop.store(true);
+  for (auto& t : prefetchers) t.join();
+  int right = 0;
+  for (int w = 0; w < kWriters; ++w) {
+    for (int i = 0; i < kKeys; ++i) {
+      // Round 2 deleted the even keys and left the odd ones at "2".
+      const std::string want = i % 2 == 0 ? "<missing>" : "2";
+      if (ephpm_test::GetOr(*s, "race:" + std::to_string(w) + ":" + std::to_string(i)) == want) {
+        ++right;
+      }
+    }
+  }
+  CHECK(right == kWriters * kKeys);
+  CHECK(s->Stats().keys == static_cast<uint64_t>(kWriters * kKeys / 2));
+}

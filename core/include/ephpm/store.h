@@ -108,6 +108,18 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
+  // --- hints --------------------------------------------------------------
+
+  // For a caller about to run commands on keys it already knows (the next
+  // requests of a RESP pipeline): starts fetching into the CPU's cache what
+  // a lookup of `key` in database `db` will read, so that the lookup does
+  // not wait for memory.  kTable fetches the hash table's probe position;
+  // kNode, issued once that has arrived (a request later), the entries it
+  // points to.  Changes nothing and never waits: skipped when the shard is
+  // locked for writing, inside an atomic section, or for a bad key or db.
+  enum class PrefetchStep { kTable, kNode };
+  void Prefetch(std::string_view key, uint32_t db, PrefetchStep step) const;
+
   // --- strings ------------------------------------------------------------
 
   // kOk and the value (decompressed) in *value; kNotFound when missing or
