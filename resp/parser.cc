@@ -374,5 +374,48 @@ RequestParser::Result RequestParser::ParseMultibulk(const char* buf, size_t len,
   return Result::kCommand;
 }
 
+namespace {
+
+// "<digits>\r\n" at buf[*at..len), at most 9 digits: the number, and *at
+// past the line.
+bool PeekNumberLine(const char* buf, size_t len, size_t* at, size_t* n) {
+  size_t i = *at;
+  size_t v = 0;
+  while (i < len && buf[i] >= '0' && buf[i] <= '9') {
+    if (i - *at == 9) return false;
+    v = v * 10 + static_cast<size_t>(buf[i] - '0');
+    ++i;
+  }
+  if (i == *at || len - i < 2 || buf[i] != '\r' || buf[i + 1] != '\n') return false;
+  *at = i + 2;
+  *n = v;
+  return true;
+}
+
+}  // namespace
+
+bool PeekKey(const char* buf, size_t len, std::string_view* key, size_t* request_len) {
+  constexpr size_t kMaxPeekArgs = 64;  // past this, skipping costs more than it may save
+  size_t at = 1;
+  size_t argc = 0;
+  if (len == 0 || buf[0] != '*' || !PeekNumberLine(buf, len, &at, &argc) || argc < 2 ||
+      argc > kMaxPeekArgs) {
+    return false;
+  }
+  for (size_t i = 0; i < argc; ++i) {
+    size_t n = 0;
+    if (at >= len || buf[at] != '$') return false;
+    ++at;
+    if (!PeekNumberLine(buf, len, &at, &n) || len - at < n + 2 || buf[at + n] != '\r' ||
+        buf[at + n + 1] != '\n') {
+      return false;
+    }
+    if (i == 1) *key = std::string_view(buf + at, n);
+    at += n + 2;
+  }
+  *request_len = at;
+  return true;
+}
+
 }  // namespace resp
 }  // namespace ephpm

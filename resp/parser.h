@@ -24,6 +24,7 @@
 #include <climits>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ephpm {
@@ -155,6 +156,14 @@ class RequestParser {
 // The line is read up to its first NUL byte, if any (there is none in a line
 // the parser passes, as its search for '\n' stops at NUL).
 bool SplitInlineArgs(const char* line, size_t len, std::vector<std::string>* out);
+
+// The second argument (most commands' key) of the multibulk request that
+// buf[0..len) starts with, and that request's length in bytes, read without
+// parsing it: false unless buf starts with a whole request of 2 to 64
+// arguments in canonical form ("*N\r\n", then each "$L\r\n" and L bytes and
+// "\r\n").  A hint for the requests queued behind the one being run
+// (Store::Prefetch); each is still parsed by RequestParser in its turn.
+bool PeekKey(const char* buf, size_t len, std::string_view* key, size_t* request_len);
 
 // Redis's string2ll: an optional '-', then digits without leading zeros
 // ("0" alone is fine; "-0", "+1", " 1" and "" are not), within long long.

@@ -341,6 +341,7 @@ class RespServer::Impl : public ServerContext {
           break;
         }
         chain_.more = pos < in_.size();
+        if (chain_.more) PrefetchAhead(pos);
         if (!RunRequest()) return;
       }
       in_.erase(0, pos);
@@ -356,6 +357,22 @@ class RespServer::Impl : public ServerContext {
       ConfirmWrites();
       Flush();
       Read();
+    }
+
+    // A pipeline's requests behind the one about to run, at in_[pos..): the
+    // store starts fetching the entries of the next one's key and the table
+    // position of the one after (Store::Prefetch), so that their lookups,
+    // when they run, do not wait for memory.  Only a hint: a request that is
+    // not a plain multibulk of a few arguments is skipped (PeekKey).
+    void PrefetchAhead(size_t pos) {
+      std::string_view key;
+      size_t len = 0;
+      if (!PeekKey(in_.data() + pos, in_.size() - pos, &key, &len)) return;
+      server_->store_->Prefetch(key, client_.db, Store::PrefetchStep::kNode);
+      pos += len;
+      if (PeekKey(in_.data() + pos, in_.size() - pos, &key, &len)) {
+        server_->store_->Prefetch(key, client_.db, Store::PrefetchStep::kTable);
+      }
     }
 
     // Runs the request in argv_: its reply goes to out_, or it waits for

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <memory>
 #include <ostream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -593,4 +595,97 @@ TEST_CASE("an error ending a pipelined batch is found at every split", "[resp]")
     INFO("split at " << i);
     REQUIRE(ParseInReads({batch.substr(0, i), batch.substr(i)}) == expected);
   }
+}
+
+// PeekKey reads only a whole canonical request, never a byte past the end
+// it is given (each cut is copied to a buffer of exactly its length, so
+// ASan sees any read past it).
+TEST_CASE("PeekKey finds a whole request's key and length, and nothing in a cut one", "[resp]") {
+  using ephpm::resp::PeekKey;
+  const std::string first = Multibulk({"SET", "key:000042", "some value"});
+  const std::string input = first + Multibulk({"GET", "other"});
+  std::string_view key;
+  size_t len = 0;
+  REQUIRE(PeekKey(input.data(), input.size(), &key, &len));
+  CHECK(key == "key:000042");
+  CHECK(len == first.size());
+  REQUIRE(PeekKey(input.data() + len, input.size() - len, &key, &len));
+  CHECK(key == "other");
+  for (size_t cut = 0; cut < first.size(); ++cut) {
+    INFO("cut to " << cut);
+    const std::unique_ptr<char[]> exact(new char[cut == 0 ? 1 : cut]);
+    std::copy(first.begin(), first.begin() + static_cast<std::ptrdiff_t>(cut), exact.get());
+    CHECK_FALSE(PeekKey(exact.get(), cut, &key, &len));
+  }
+  // Not a canonical multibulk of 2 to 64 arguments: no key.
+  std::vector<std::string> many(65, "x");
+  for (const std::string& other : {
+           std::string("GET k\r\n"),                         // inline
+           Multibulk({"PING"}),                              // no second argument
+           Multibulk(many),                                  // too many to skip cheaply
+           std::string("*2\r\n$3\r\nGET\r\n$-1\r\n"),        // a negative length
+           std::string("*2\r\n$3\r\nGET\r\n$1x\r\nk\r\n"),   // a length that is not a number
+           std::string("*2\r\n$3\r\nGET\r\n$1\r\nkXY"),      // no CRLF after the data
+           std::string("*2\r\n$3\r\nGET\r\n:1\r\nk\r\n"),    // not a bulk string
+           std::string("*2\r\n$3\r\nGET\r\n$1234567890\r\nk\r\n"),  // ten digits
+           std::string("*1234567890\r\n$3\r\nGET\r\n"),      // ten digits
+           std::string("*+2\r\n$3\r\nGET\r\n$1\r\nk\r\n"),   // a sign
+       }) {
+    INFO(other);
+    CHECK_FALSE(PeekKey(other.data(), other.size(), &key, &len));
+  }
+  many.pop_back();
+  const std::string most = Multibulk(many);
+  REQUIRE(PeekKey(most.data(), most.size(), &key, &len));
+  CHECK(len == most.size());
+}
+
+// Whatever the bytes, when PeekKey and the parser both find a request at
+// the start of the input, they agree on its key and its length.  Requests
+// built canonically are always found; then bytes are changed at random.
+TEST_CASE("PeekKey agrees with the parser on random and damaged input", "[resp]") {
+  using ephpm::resp::PeekKey;
+  std::mt19937 rng(20261205);
+  const char alphabet[] = "*$\r\n0123456789-+:abcXYZ ";
+  size_t found = 0, agreed = 0;
+  for (int round = 0; round < 20000; ++round) {
+    Args argv(1 + rng() % 5);
+    for (std::string& a : argv) {
+      a.resize(rng() % 12);
+      for (char& ch : a) ch = alphabet[rng() % (sizeof alphabet - 1)];
+    }
+    std::string bytes = Multibulk(argv) + Multibulk({"PING"});
+    const bool damaged = rng() % 2 == 0;
+    if (damaged) {
+      for (int n = 1 + static_cast<int>(rng() % 3); n > 0; --n) {
+        bytes[rng() % bytes.size()] = alphabet[rng() % (sizeof alphabet - 1)];
+      }
+    }
+    const std::unique_ptr<char[]> exact(new char[bytes.size()]);
+    std::copy(bytes.begin(), bytes.end(), exact.get());
+    std::string_view key;
+    size_t len = 0;
+    const bool peeked = PeekKey(exact.get(), bytes.size(), &key, &len);
+    if (!damaged) {
+      INFO(bytes);
+      REQUIRE(peeked == (argv.size() >= 2));
+    }
+    if (!peeked) continue;
+    ++found;
+    REQUIRE(len <= bytes.size());
+    RequestParser parser;
+    size_t consumed = 0;
+    Args parsed;
+    std::string error;
+    if (parser.Next(exact.get(), bytes.size(), &consumed, &parsed, &error) != Result::kCommand) {
+      continue;
+    }
+    INFO(bytes);
+    REQUIRE(parsed.size() >= 2);
+    CHECK(parsed[1] == key);
+    CHECK(consumed == len);
+    ++agreed;
+  }
+  CHECK(found > 10000);
+  CHECK(agreed > 10000);
 }

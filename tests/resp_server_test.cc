@@ -100,6 +100,52 @@ TEST_CASE("server: 1000 pipelined commands in one write, replies in order") {
   CHECK(c.ReadBytes(want.size()) == want);
 }
 
+// The requests queued behind the one running are prefetched (their keys
+// peeked in the input, Store::Prefetch): in the database the connection is
+// in when that request runs, with SELECTs among them, keys too long for a
+// key, and requests the peek skips, every reply is the one run alone gives,
+// and only the GETs count as hits and misses.
+TEST_CASE("server: a pipeline across databases answers as run one by one, counting only its "
+          "reads") {
+  Fixture f;
+  Client c(f.port());
+  const std::string too_long(ephpm::kMaxKeySize + 1, 'k');
+  std::string batch, expected;
+  auto add = [&](const std::vector<std::string>& argv, const std::string& reply) {
+    batch += Encode(argv);
+    expected += reply;
+  };
+  for (int i = 0; i < 50; ++i) {
+    const std::string k = "p" + std::to_string(i % 7);
+    add({"SELECT", "1"}, kOk);
+    add({"SET", k, "one" + std::to_string(i)}, kOk);
+    add({"SELECT", "0"}, kOk);
+    add({"GET", k}, i < 7 ? Bulk("") : Bulk("zero" + std::to_string(i - 7)));
+    add({"SET", k, "zero" + std::to_string(i)}, kOk);
+    add({"SELECT", "1"}, kOk);
+    add({"GET", k}, Bulk("one" + std::to_string(i)));
+    add({"GET", too_long},
+        Err("ERR key is longer than 65536 bytes or value longer than ephpm.max_value_size"));
+    batch += "PING\r\n";  // inline: the peek skips it
+    expected += "+PONG\r\n";
+    add({"SELECT", "0"}, kOk);
+  }
+  // The first seven GETs in database 0 found nothing.
+  std::string fixed;
+  for (size_t at = 0, n = 0; at < expected.size();) {
+    const size_t end = ReplyEnd(expected, at);
+    std::string r = expected.substr(at, end - at);
+    if (r == Bulk("") && n++ < 7) r = "$-1\r\n";
+    fixed += r;
+    at = end;
+  }
+  REQUIRE(c.Send(batch));
+  CHECK(c.ReadBytes(fixed.size()) == fixed);
+  const std::string info = c.Call({"INFO", "stats"});
+  CHECK(info.find("keyspace_hits:93\r\n") != std::string::npos);
+  CHECK(info.find("keyspace_misses:7\r\n") != std::string::npos);
+}
+
 TEST_CASE("server: a pipelining client that reads only after writing everything completes") {
   // Requests that the client writes in full before reading any reply, with
   // more replies than the kernel buffers hold: the server must keep reading
