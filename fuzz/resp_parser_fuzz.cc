@@ -15,7 +15,10 @@
 //   * *consumed never exceeds what was passed; kError consumes nothing and
 //     stays; a command has at least one argument; errors are protocol errors;
 //   * every command, written back as an array of bulks with ReplyWriter,
-//     parses back to the same arguments.
+//     parses back to the same arguments;
+//   * where PeekKey finds a whole request at the start of what is buffered,
+//     the parser does not ask for more, and a command it parses there has
+//     PeekKey's key as its second argument and PeekKey's length.
 //
 // Built with -DEPHPM_FUZZ_STANDALONE, it gets a main() that runs the inputs
 // named on its command line (files, or directories of files) once each,
@@ -26,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "resp/parser.h"
@@ -99,8 +103,19 @@ std::vector<Event> Run(const uint8_t* data, size_t size, const ParserLimits& lim
       size_t consumed = ~size_t{0};
       std::vector<std::string> argv;
       std::string error;
+      std::string_view key;
+      size_t peeked_len = 0;
+      const bool peeked = !parser.in_request() &&
+                          ephpm::resp::PeekKey(buf.data(), buf.size(), &key, &peeked_len);
+      const std::string key_copy(key);  // Next may not change buf, but be safe
       const Result r = parser.Next(buf.data(), buf.size(), &consumed, &argv, &error);
       FUZZ_CHECK(consumed <= buf.size());
+      if (peeked) {
+        FUZZ_CHECK(r != Result::kNeedMore);
+        if (r == Result::kCommand) {
+          FUZZ_CHECK(argv.size() >= 2 && argv[1] == key_copy && consumed == peeked_len);
+        }
+      }
       if (r == Result::kNeedMore) {
         FUZZ_CHECK(argv.empty() && error.empty());
         buf.erase(0, consumed);
