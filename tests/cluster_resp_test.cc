@@ -561,3 +561,76 @@ TEST_CASE("cluster RESP: a request the owner refused is asked again the waiting 
   // And the key routes as before once the link is prompt again.
   CHECK(cl.Call({"INCR", kb}) == Int(1));
 }
+
+// An owner that stops answering (frozen, as a process stopped with SIGSTOP)
+// or dies while a chain has requests with it.  Every request is answered,
+// a number or CLUSTERDOWN ("outcome unknown"); on each key the numbers
+// answered only grow (no request overtook an earlier one), and once the
+// cluster has settled each counter holds at least its highest answer and at
+// most the INCRs sent to it.
+TEST_CASE("cluster RESP: a chain whose owner freezes or dies mid-flight answers every request "
+          "in order",
+          "[cluster][resp]") {
+  for (const bool kill : {false, true}) {
+    INFO((kill ? "b killed" : "b frozen"));
+    RespTrio t;
+    const std::string keys[3] = {KeyOwnedBy(t.a, "b", "midway:"),
+                                 KeyOwnedBy(t.a, "c", "midway:"),
+                                 KeyOwnedBy(t.a, "a", "midway:")};
+    // b's answers come late, so that b's part is in flight when it stops.
+    t.b.node->TestDelay("a", 300);
+    Client cl(t.port());
+    constexpr int kRequests = 90;
+    std::string batch;
+    for (int i = 0; i < kRequests; ++i) batch += Encode({"INCR", keys[i % 3]});
+    REQUIRE(cl.Send(batch));
+    REQUIRE(WaitFor(5000, [&] { return t.b.Get(keys[0]) != "<missing>"; }) >= 0);
+    if (kill) {
+      t.b.Kill();
+    } else {
+      t.b.node->TestPause(true);
+    }
+    // A second pipeline while b is out.
+    std::string more;
+    for (int i = 0; i < kRequests; ++i) more += Encode({"INCR", keys[i % 3]});
+    REQUIRE(cl.Send(more));
+    long long highest[3] = {0, 0, 0};
+    int answered = 0, unknown = 0;
+    bool grew = true;
+    std::string odd;
+    for (int i = 0; i < 2 * kRequests; ++i) {
+      const std::string r = cl.Reply();
+      if (r == Err(kClusterDown)) {
+        ++unknown;
+        continue;
+      }
+      if (r.size() < 4 || r[0] != ':') {
+        odd = r;
+        break;
+      }
+      const long long v = std::stoll(r.substr(1));
+      grew = grew && v > highest[i % 3];
+      highest[i % 3] = std::max(highest[i % 3], v);
+      ++answered;
+    }
+    INFO("answered " << answered << ", unknown " << unknown);
+    CHECK(odd.empty());
+    CHECK(answered + unknown == 2 * kRequests);
+    CHECK(grew);
+    CHECK(answered > 0);
+    if (!kill) t.b.node->TestPause(false);
+    // Settled: each counter is read where it is now decided.
+    for (int k = 0; k < 3; ++k) {
+      INFO("key " << keys[k]);
+      long long now = -1;
+      REQUIRE(WaitFor(20000, [&] {
+                const std::string r = cl.Call({"INCRBY", keys[k], "0"});
+                if (r.empty() || r[0] != ':') return false;
+                now = std::stoll(r.substr(1));
+                return true;
+              }) >= 0);
+      CHECK(now >= highest[k]);
+      CHECK(now <= 2 * kRequests / 3);
+    }
+  }
+}
