@@ -162,7 +162,9 @@ Status Store::Impl::SetWithLocal(std::string_view key, std::string_view value,
   std::string frame;  // the old value as stored, decoded after the unlock
   bool old_compressed = false;
   uint64_t old_size = 0;
-  const Status st = Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
+  // The clock is read only if the key's current entry has an expiry or the
+  // write needs a time (WriteTime), as for Set.
+  const Status st = Mutate<Status>(hk, [&](Shard& s, const WriteTime& now, bool* changed,
                                            uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
     *r = SetResult{};
     auto it = FindLiveForWriteLocked(s, hk, now, changed);

@@ -51,6 +51,23 @@ TEST_CASE("writes and reads without an expiry read no precise time", "[store][cl
   int64_t removed = 0;
   REQUIRE(s->Del("k", &removed) == Status::kOk);
   CHECK(removed == 1);
+  // RESP's SET (SetWith): new key, overwrite, GET, NX, XX, KEEPTTL.
+  ephpm::SetResult r;
+  REQUIRE(s->SetWith("w", "v", ephpm::SetOptions{}, &r) == Status::kOk);
+  REQUIRE(s->SetWith("w", "v2", ephpm::SetOptions{}, &r) == Status::kOk);
+  ephpm::SetOptions get_old;
+  get_old.get_old = true;
+  REQUIRE(s->SetWith("w", "v3", get_old, &r) == Status::kOk);
+  CHECK(r.old == "v2");
+  ephpm::SetOptions nx;
+  nx.when = ephpm::SetOptions::When::kIfAbsent;
+  REQUIRE(s->SetWith("w", "no", nx, &r) == Status::kOk);
+  CHECK_FALSE(r.written);
+  ephpm::SetOptions xx_keep;
+  xx_keep.when = ephpm::SetOptions::When::kIfPresent;
+  xx_keep.expiry = ephpm::SetOptions::Expiry::kKeep;
+  REQUIRE(s->SetWith("w", "v4", xx_keep, &r) == Status::kOk);
+  CHECK(r.written);
   CHECK(clock.precise == 0);
   // The writes still stamped an access time, from the cheap reading.
   CHECK(clock.coarse >= 3);
@@ -72,6 +89,11 @@ TEST_CASE("a write that involves an expiry reads the precise time once", "[store
   int64_t ttl = 0;
   REQUIRE(s->Pttl("u", &ttl) == Status::kOk);
   CHECK(ttl == 2000);
+  // RESP's SET over a key with a TTL: is it live?
+  clock.precise = 0;
+  ephpm::SetResult r;
+  REQUIRE(s->SetWith("u", "v3", ephpm::SetOptions{}, &r) == Status::kOk);
+  CHECK(clock.precise == 1);
 }
 
 TEST_CASE("a write without a TTL still finds an expired entry absent", "[store][clock]") {
@@ -84,6 +106,15 @@ TEST_CASE("a write without a TTL still finds an expired entry absent", "[store][
   int64_t ttl = 0;
   REQUIRE(s->Pttl("k", &ttl) == Status::kOk);
   CHECK(ttl == -1);  // the old TTL went with the old entry
+  // SetWith (RESP's SET) too, with NX: the expired entry is absent.
+  REQUIRE(s->Set("x", "old", 100) == Status::kOk);
+  clock.now += 100;
+  ephpm::SetOptions nx;
+  nx.when = ephpm::SetOptions::When::kIfAbsent;
+  ephpm::SetResult r;
+  REQUIRE(s->SetWith("x", "new", nx, &r) == Status::kOk);
+  CHECK(r.written);
+  CHECK(ephpm_test::GetOr(*s, "x") == "new");
   int64_t n = 0;
   REQUIRE(s->IncrBy("n", 1, &n) == Status::kOk);
   CHECK(n == 1);  // counted from nothing, not from 41
@@ -94,7 +125,7 @@ TEST_CASE("a write without a TTL still finds an expired entry absent", "[store][
   clock.now += 50;
   REQUIRE(s->Del("d", &removed) == Status::kOk);
   CHECK(removed == 0);  // expired: nothing to delete
-  CHECK(s->Stats().expired == 3);
+  CHECK(s->Stats().expired == 4);
 }
 
 TEST_CASE("a lagging cheap clock never makes an access time negative or an entry expire",
