@@ -341,7 +341,7 @@ class RespServer::Impl : public ServerContext {
           break;
         }
         chain_.more = pos < in_.size();
-        if (chain_.more) PrefetchAhead(pos);
+        if (chain_.more && client_.authenticated) PrefetchAhead(pos);
         if (!RunRequest()) return;
       }
       in_.erase(0, pos);
@@ -363,7 +363,8 @@ class RespServer::Impl : public ServerContext {
     // store starts fetching the entries of the next one's key and the table
     // position of the one after (Store::Prefetch), so that their lookups,
     // when they run, do not wait for memory.  Only a hint: a request that is
-    // not a plain multibulk of a few arguments is skipped (PeekKey).
+    // not a plain multibulk of a few arguments is skipped (PeekKey), and a
+    // client that has yet to AUTH makes the store do nothing.
     void PrefetchAhead(size_t pos) {
       std::string_view key;
       size_t len = 0;
