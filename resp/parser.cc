@@ -376,19 +376,22 @@ RequestParser::Result RequestParser::ParseMultibulk(const char* buf, size_t len,
 
 namespace {
 
-// "<digits>\r\n" at buf[*at..len), at most 9 digits: the number, and *at
-// past the line.
+// The count or length on the line at buf[*at..len), read as the parser
+// reads one (ParseStrictInt64 up to the CR), and *at past its CRLF; false
+// for anything else or a number past 999 999 999.
 bool PeekNumberLine(const char* buf, size_t len, size_t* at, size_t* n) {
-  size_t i = *at;
-  size_t v = 0;
-  while (i < len && buf[i] >= '0' && buf[i] <= '9') {
-    if (i - *at == 9) return false;
-    v = v * 10 + static_cast<size_t>(buf[i] - '0');
-    ++i;
+  constexpr long long kMaxPeekNumber = 999'999'999;
+  const char* line = buf + *at;
+  const void* cr = std::memchr(line, '\r', std::min<size_t>(len - *at, 11));
+  if (cr == nullptr) return false;
+  const size_t digits = static_cast<size_t>(static_cast<const char*>(cr) - line);
+  long long v = 0;
+  if (*at + digits + 1 >= len || line[digits + 1] != '\n' ||
+      !ParseStrictInt64(line, digits, &v) || v < 0 || v > kMaxPeekNumber) {
+    return false;
   }
-  if (i == *at || len - i < 2 || buf[i] != '\r' || buf[i + 1] != '\n') return false;
-  *at = i + 2;
-  *n = v;
+  *at += digits + 2;
+  *n = static_cast<size_t>(v);
   return true;
 }
 
