@@ -50,6 +50,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
+#include "ephpm/send_cork.h"
 #include "mutex.h"
 
 namespace ephpm {
@@ -359,6 +360,7 @@ struct Conn {
 // its stream's expiry).  `io` must have no other work.
 template <typename Start>
 error_code RunOnce(asio::io_context& io, Start start) {
+  SendCork::Release();  // this thread's cluster frames do not wait for etcd
   io.restart();
   error_code result = asio::error::would_block;
   start(&result);

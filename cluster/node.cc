@@ -185,6 +185,9 @@ bool ClusterNode::Impl::Info(ClusterInfo* info) const {
       {"standing_lost", standing_lost_.load()},
   };
   if (etcd_) etcd_->Counters(&info->counters);
+  // How well frames share writes (ephpm/send_cork.h).
+  info->counters.emplace_back("frames_sent", tcp_->frames_sent());
+  info->counters.emplace_back("link_writes", tcp_->link_writes());
   info->members.clear();
   for (const auto& [id, m] : members_) {
     info->members.push_back(

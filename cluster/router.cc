@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "ephpm/clock.h"
+#include "ephpm/send_cork.h"
 #include "node_impl.h"
 #include "owner.h"
 #include "route_codec.h"
@@ -34,6 +35,7 @@ struct Handoff {
   }
   // True, with the result moved to *out, when a good one came within `ms`.
   bool Wait(int64_t ms, T* out) {
+    SendCork::Release();  // the request or decision waited for may be held by it
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
     MutexLock l(&mu);
     while (!done) {
@@ -307,6 +309,7 @@ ClusterNode::Impl::CallResult ClusterNode::Impl::Call(const std::string& address
 // Waits until this node may decide (it is catching up, or a view change
 // took its majority away) or `deadline_ms` passes.
 bool ClusterNode::Impl::WaitUntilReady(int64_t deadline_ms) {
+  SendCork::Release();
   MutexLock l(&mu_);
   for (;;) {
     if (CanDecide(*std::atomic_load(&view_))) return true;
@@ -353,6 +356,7 @@ ClusterNode::Impl::Asked ClusterNode::Impl::Ask(RouteOp op, const RouteArgs& arg
       // what is left of the request's time).
       etcd_->RefreshMembers(SteadyMs() + std::max<int64_t>(1, deadline_ms - WallMs()));
     }
+    SendCork::Release();
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   routed_refused_.fetch_add(1, std::memory_order_relaxed);

@@ -8,8 +8,10 @@
 #include <boost/asio.hpp>
 #include <cerrno>
 #include <deque>
+#include <new>
 
 #include "ephpm/host_port.h"
+#include "ephpm/send_cork.h"
 #include "net/listener.h"
 
 namespace ephpm {
@@ -26,7 +28,10 @@ using tcp = asio::ip::tcp;
 // under mu_): waking the I/O thread to write it cost a wake-up and a hop on
 // every decision's critical path.  The I/O threads queue theirs: they are
 // awake already, and one write then carries every frame queued meanwhile.
-class Conn : public std::enable_shared_from_this<Conn> {
+// A thread with a SendCork open (a RESP thread running a pipeline) queues
+// its requests too, and writes them at once, all in one gathered write,
+// when the cork releases (Uncork).
+class Conn final : public std::enable_shared_from_this<Conn>, public CorkedLink {
  public:
   Conn(TcpTransport* transport, tcp::socket socket, std::string address)
       : transport_(transport),
@@ -86,16 +91,21 @@ class Conn : public std::enable_shared_from_this<Conn> {
     const size_t size = frame->size();
     queued_bytes_ += size;
     queue_.push_back(std::move(frame));
-    if (!replication && fd_ >= 0 && !writing_ && queue_.size() == 1 &&
-        !transport_->io_->get_executor().running_in_this_thread() &&
-        !transport_->direct_held_.load()) {
-      front_sent_ = WriteNowLocked(*queue_.front());
-      if (front_sent_ == size) {
-        queue_.pop_front();
-        queued_bytes_ -= size;
-        front_sent_ = 0;
+    transport_->frames_sent_.fetch_add(1, std::memory_order_relaxed);
+    const bool off_io = !transport_->io_->get_executor().running_in_this_thread();
+    if (!replication && off_io && SendCork::Open()) {
+      // Written when the cork releases (Uncork).  Should noting the link
+      // fail, the frame goes as any other below.
+      try {
+        SendCork::Hold(shared_from_this());
         return true;
+      } catch (const std::bad_alloc&) {
       }
+    }
+    if (!replication && fd_ >= 0 && !writing_ && queue_.size() == 1 && off_io &&
+        !transport_->direct_held_.load()) {
+      WriteQueueNowLocked();
+      if (queue_.empty()) return true;
       // The socket's buffer is full, or the connection broke: the strand
       // writes the rest, or fails the write and reports the broken link.
     }
@@ -112,6 +122,30 @@ class Conn : public std::enable_shared_from_this<Conn> {
     asio::post(strand_, [self = shared_from_this()] { self->Shut(); });
   }
 
+  // A cork released: what this thread queued goes out now, in one gathered
+  // write when the connection is idle (the frames queued by others with
+  // it), else with the write under way or by the strand.
+  void Uncork() noexcept override {
+    MutexLock l(&mu_);
+    if (closed_ || queue_.empty()) return;
+    if (fd_ >= 0 && !writing_ && front_sent_ == 0 && !kick_pending_ &&
+        !transport_->io_->get_executor().running_in_this_thread() &&
+        !transport_->direct_held_.load()) {
+      WriteQueueNowLocked();
+      if (queue_.empty()) return;
+    }
+    if (writing_ || kick_pending_) return;  // the write under way, or the Kick, takes them
+    try {
+      asio::post(strand_, [self = shared_from_this()] { self->Kick(); });
+      kick_pending_ = true;
+    } catch (const std::bad_alloc&) {
+      // No way left to hand the frames to the strand: break the
+      // connection, which the strand then reports (link_broken: what it
+      // carried is lost, its requests fail) as any broken link.
+      if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
+    }
+  }
+
   bool closed() const {
     MutexLock l(&mu_);
     return closed_;
@@ -124,22 +158,41 @@ class Conn : public std::enable_shared_from_this<Conn> {
     if (!closed_) fd_ = socket_.native_handle();
   }
 
-  // Writes as much of `f` as the socket takes without blocking; the bytes
-  // written.
-  size_t WriteNowLocked(const std::string& f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    size_t done = 0;
-    while (done < f.size()) {
-      const ssize_t n =
-          ::send(fd_, f.data() + done, f.size() - done, MSG_DONTWAIT | MSG_NOSIGNAL);
-      if (n > 0) {
-        done += static_cast<size_t>(n);
-      } else if (n < 0 && errno == EINTR) {
-        continue;
-      } else {
-        break;
+  // Writes as much of the queue as the socket takes without blocking, in
+  // gathered writes, and drops what went out; a frame cut short stays at
+  // the front with front_sent_ set.  REQUIRES: fd_ >= 0, no write in
+  // flight, front_sent_ == 0.
+  void WriteQueueNowLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    constexpr size_t kMaxIov = 64;
+    iovec iov[kMaxIov];
+    while (!queue_.empty()) {
+      size_t count = 0;
+      for (auto it = queue_.begin(); it != queue_.end() && count < kMaxIov; ++it, ++count) {
+        const std::string& f = **it;
+        const size_t skip = count == 0 ? front_sent_ : 0;
+        iov[count].iov_base = const_cast<char*>(f.data() + skip);
+        iov[count].iov_len = f.size() - skip;
+      }
+      msghdr msg{};
+      msg.msg_iov = iov;
+      msg.msg_iovlen = count;
+      const ssize_t n = ::sendmsg(fd_, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      transport_->link_writes_.fetch_add(1, std::memory_order_relaxed);
+      size_t left = static_cast<size_t>(n);
+      while (left > 0) {
+        const size_t rest = queue_.front()->size() - front_sent_;
+        if (left < rest) {
+          front_sent_ += left;
+          return;  // the socket took no more
+        }
+        left -= rest;
+        queued_bytes_ -= queue_.front()->size();
+        queue_.pop_front();
+        front_sent_ = 0;
       }
     }
-    return done;
   }
 
   void Kick() {
@@ -168,6 +221,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
       if (batch.empty()) return;
       writing_ = true;
     }
+    transport_->link_writes_.fetch_add(1, std::memory_order_relaxed);
     std::vector<asio::const_buffer> bufs;
     for (const auto& f : batch) bufs.emplace_back(asio::buffer(*f));
     bufs.front() += skip;

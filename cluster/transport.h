@@ -93,6 +93,13 @@ class TcpTransport final : public Transport {
   bool Delivers(std::string_view) override { return true; }
   void HoldDirectWrites(bool held) override { direct_held_.store(held); }
 
+  // Frames queued to be written, and the writes that carried them (a
+  // sender's gathered send, or a write started by an I/O thread, however
+  // many system calls it then takes): their ratio is how well frames share
+  // writes.
+  uint64_t frames_sent() const { return frames_sent_.load(std::memory_order_relaxed); }
+  uint64_t link_writes() const { return link_writes_.load(std::memory_order_relaxed); }
+
  private:
   friend class Conn;
   void Accept();
@@ -106,6 +113,8 @@ class TcpTransport final : public Transport {
   boost::asio::ip::tcp::acceptor acceptor_;
   std::atomic<bool> stopped_{false};
   std::atomic<bool> direct_held_{false};  // HoldDirectWrites
+  std::atomic<uint64_t> frames_sent_{0};
+  std::atomic<uint64_t> link_writes_{0};
 
   Mutex mu_;  // the connection tables; taken with no other transport lock held
   std::map<std::string, std::shared_ptr<Conn>> links_ ABSL_GUARDED_BY(mu_);  // outbound

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "ephpm/send_cork.h"
 #include "persist.h"
 #include "store_impl.h"
 
@@ -293,6 +294,7 @@ Status Store::Impl::WaitDurable() {
     return Status::kOk;
   }
   last.waited = last.seq;
+  SendCork::Release();  // this thread's cluster frames do not wait for the disk
   return engine_->WaitDurable(last.seq);
 }
 

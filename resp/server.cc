@@ -16,6 +16,7 @@
 #include "blocking.h"
 #include "commands.h"
 #include "ephpm/clock.h"
+#include "ephpm/send_cork.h"
 #include "mutex.h"
 #include "net/listener.h"
 #include "net/session_registry.h"
@@ -296,6 +297,10 @@ class RespServer::Impl : public ServerContext {
     // as long as they join their chain (route_deferral.h); the first that
     // cannot waits (held_) until all of them are answered.
     void Process() {
+      // The route requests and decisions these requests make leave together
+      // once they have all been run (one write per member, not one each:
+      // ephpm/send_cork.h).
+      SendCork cork;
       write_replies_.clear();
       parser_.set_max_bulk_len(server_->dispatcher_.config().max_bulk_len.load());
       if (held_ && pending_.empty()) {
@@ -345,6 +350,7 @@ class RespServer::Impl : public ServerContext {
         if (!RunRequest()) return;
       }
       in_.erase(0, pos);
+      SendCork::Release();
       // The client ended its input while a routed request waited: what it
       // sent is served now, then the connection closes.
       if (input_ended_ && !routing()) closing_ = true;

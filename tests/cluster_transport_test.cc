@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "ephpm/send_cork.h"
 #include "transport.h"
 
 using ephpm::cluster::Conn;
@@ -250,4 +251,124 @@ TEST_CASE("transport: a direct write to a peer that went away reports the broken
   std::lock_guard<std::mutex> l(sender.mu);
   CHECK(!sender.broken.empty());
   if (!sender.broken.empty()) CHECK(sender.broken.front() == address);
+}
+
+TEST_CASE("transport: frames sent under a cork leave together when it releases, in order",
+          "[cluster][transport]") {
+  // A RESP thread running a pipeline of routed commands holds its requests
+  // in a cork (ephpm/send_cork.h) and writes them in one gathered write at
+  // its end.  The sender's I/O thread is stopped, so whatever arrives was
+  // written by the sending thread itself.
+  Side receiver, sender;
+  receiver.Listen();
+  receiver.Run();
+  sender.Run();
+  sender.transport.Send(receiver.address, MakeFrame(1, "connect"), false);
+  REQUIRE(receiver.Wait([&] { return receiver.ids.size() == 1; }));
+  sender.Drain();
+  sender.Stop();
+  const uint64_t frames_before = sender.transport.frames_sent();
+  const uint64_t writes_before = sender.transport.link_writes();
+  {
+    ephpm::SendCork cork;
+    CHECK(ephpm::SendCork::Open());
+    {
+      ephpm::SendCork inner;  // nested: its end releases nothing
+      for (uint64_t id = 2; id <= 11; ++id) {
+        sender.transport.Send(receiver.address, MakeFrame(id, Pattern(id, 50 + id)), false);
+      }
+    }
+    for (uint64_t id = 12; id <= 21; ++id) {
+      sender.transport.Send(receiver.address, MakeFrame(id, Pattern(id, 50 + id)), false);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    {
+      std::lock_guard<std::mutex> l(receiver.mu);
+      CHECK(receiver.ids == std::vector<uint64_t>{1});  // all held
+    }
+    CHECK(sender.transport.link_writes() == writes_before);
+  }
+  CHECK_FALSE(ephpm::SendCork::Open());
+  REQUIRE(receiver.Wait([&] { return receiver.ids.size() == 21; }));
+  CHECK(sender.transport.frames_sent() == frames_before + 20);
+  CHECK(sender.transport.link_writes() == writes_before + 1);  // one gathered write
+  {
+    std::lock_guard<std::mutex> l(receiver.mu);
+    bool in_order = true;
+    for (uint64_t id = 2; id <= 21; ++id) {
+      in_order = in_order && receiver.ids[id - 1] == id &&
+                 receiver.bodies[id - 1] == Pattern(id, 50 + id);
+    }
+    CHECK(in_order);
+  }
+  // Release() inside an open cork writes at once (a thread about to wait);
+  // the cork goes on holding what comes after.
+  {
+    ephpm::SendCork cork;
+    sender.transport.Send(receiver.address, MakeFrame(22, "before a wait"), false);
+    ephpm::SendCork::Release();
+    CHECK(receiver.Wait([&] { return receiver.ids.size() == 22; }));
+    sender.transport.Send(receiver.address, MakeFrame(23, "after it"), false);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::lock_guard<std::mutex> l(receiver.mu);
+    CHECK(receiver.ids.size() == 22);
+  }
+  CHECK(receiver.Wait([&] { return receiver.ids.size() == 23; }));
+  // A replication frame is the I/O thread's to write even under a cork, and
+  // a corked request queued behind it does not overtake it.
+  {
+    ephpm::SendCork cork;
+    sender.transport.Send(receiver.address, MakeFrame(24, "replicated"), true);
+    sender.transport.Send(receiver.address, MakeFrame(25, "behind it"), false);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  {
+    std::lock_guard<std::mutex> l(receiver.mu);
+    CHECK(receiver.ids.size() == 23);
+  }
+  sender.Run();
+  REQUIRE(receiver.Wait([&] { return receiver.ids.size() == 25; }));
+  std::lock_guard<std::mutex> l(receiver.mu);
+  CHECK(receiver.ids[23] == 24);
+  CHECK(receiver.ids[24] == 25);
+  CHECK(sender.broken.empty());
+}
+
+TEST_CASE("transport: what a cork held goes out whole when the socket or the link is not "
+          "ready at its release",
+          "[cluster][transport]") {
+  Side receiver, sender;
+  receiver.Listen();
+  receiver.Run();
+  sender.Run();
+  // Not connected yet: the first frames are held while the connection is
+  // made; the release leaves them to the connect's completion.
+  {
+    ephpm::SendCork cork;
+    for (uint64_t id = 1; id <= 5; ++id) {
+      sender.transport.Send(receiver.address, MakeFrame(id, Pattern(id, 10)), false);
+    }
+  }
+  REQUIRE(receiver.Wait([&] { return receiver.ids.size() == 5; }));
+  // A receiver that reads nothing: the release's write stops part-way into
+  // a frame, and the I/O thread writes the rest.
+  receiver.Stop();
+  constexpr uint64_t kFrames = 12;
+  {
+    ephpm::SendCork cork;
+    for (uint64_t id = 6; id < 6 + kFrames; ++id) {
+      sender.transport.Send(receiver.address, MakeFrame(id, Pattern(id, (1u << 20) + id)), false);
+    }
+  }
+  receiver.Run();
+  REQUIRE(receiver.Wait([&] { return receiver.ids.size() == 5 + kFrames; }));
+  std::lock_guard<std::mutex> l(receiver.mu);
+  bool whole = true;
+  for (uint64_t id = 1; id < 6 + kFrames; ++id) {
+    const size_t n = id < 6 ? 10 : (1u << 20) + id;
+    whole = whole && receiver.ids[id - 1] == id && receiver.bodies[id - 1] == Pattern(id, n);
+  }
+  CHECK(whole);
+  CHECK(sender.broken.empty());
+  CHECK(sender.dropped.empty());
 }
