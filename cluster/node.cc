@@ -302,7 +302,7 @@ bool ClusterNode::Impl::OnFrame(const std::shared_ptr<Conn>& c, const Header& h,
       } else {
         decisions_refused_.fetch_add(1, std::memory_order_relaxed);
       }
-      Writer w;
+      Writer w(Writer::kTypicalBody);
       w.Str(o_.node_id);
       w.U8(static_cast<uint8_t>(v));
       w.Member(RecordOf(sender));

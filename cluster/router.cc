@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "absl/container/inlined_vector.h"
 #include "ephpm/clock.h"
 #include "ephpm/send_cork.h"
 #include "node_impl.h"
@@ -131,14 +132,14 @@ void ClusterNode::Impl::SendDecisionOrThrow(const Capture& cap, const Mutation& 
     cap.decision->failed = true;
     return;
   }
-  Writer w;
+  Writer w(Writer::kTypicalBody);
   w.Str(o_.node_id);
   w.Str(cap.routing_key);
   w.I64(cap.deadline_ms);
   w.Mut(m);
   const std::string body = std::move(w.out());
   const int64_t timeout = std::max<int64_t>(1, cap.deadline_ms - WallMs());
-  std::vector<const AliveMember*> to;
+  absl::InlinedVector<const AliveMember*, 4> to;
   for (const AliveMember& a : etcd_ ? cap.view->confirm : cap.view->alive) {
     if (!a.self) to.push_back(&a);
   }
@@ -152,13 +153,15 @@ void ClusterNode::Impl::SendDecisionOrThrow(const Capture& cap, const Mutation& 
     // Read without the decision's lock: `epochs` is written once, before
     // the operation runs.
     auto e = cap.decision->epochs.find(a->id);
-    Writer tail;
-    tail.U64(e == cap.decision->epochs.end() ? 0 : e->second);
-    tail.U64(start_incarnation_);
-    rpc_.Request(a->address, MsgType::kDecision, body + tail.out(), timeout,
-                 [this, d = cap.decision](bool ok, std::string_view reply) {
-                   Settle(d, ok && ConfirmedIn(reply));
-                 });
+    char tail[16];  // two U64s, without a string
+    EncodeU64(e == cap.decision->epochs.end() ? 0 : e->second, tail);
+    EncodeU64(start_incarnation_, tail + 8);
+    rpc_.Request(
+        a->address, MsgType::kDecision, body, timeout,
+        [this, d = cap.decision](bool ok, std::string_view reply) {
+          Settle(d, ok && ConfirmedIn(reply));
+        },
+        std::string_view(tail, sizeof tail));
   }
 }
 
@@ -366,7 +369,7 @@ ClusterNode::Impl::Asked ClusterNode::Impl::Ask(RouteOp op, const RouteArgs& arg
 std::string ClusterNode::Impl::RouteRequestBody(RouteOp op, const RouteArgs& args,
                                                 int64_t deadline_ms, const View& view,
                                                 uint64_t chain, uint64_t position) const {
-  Writer w;
+  Writer w(Writer::kTypicalBody);
   w.Str(o_.node_id);
   w.U8(static_cast<uint8_t>(op));
   w.I64(deadline_ms);
@@ -819,7 +822,7 @@ bool ClusterNode::Impl::OnRouteRequest(const std::shared_ptr<Conn>& c, const std
   if (!r->U64(&chain) || !r->U64(&position)) return false;
   const std::string_view routing = RoutingKey(op, args);
   auto answer = [this, c, asker, request_id](uint8_t status, const std::string& outcome) {
-    Writer w;
+    Writer w(Writer::kTypicalBody);
     w.Str(o_.node_id);
     w.U8(status);
     w.out().append(outcome);

@@ -15,11 +15,15 @@ const char* MemberStateName(MemberState s) {
 }
 
 void Writer::U32(uint32_t v) {
-  for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  char b[4];
+  EncodeU32(v, b);
+  out_.append(b, sizeof b);
 }
 
 void Writer::U64(uint64_t v) {
-  for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  char b[8];
+  EncodeU64(v, b);
+  out_.append(b, sizeof b);
 }
 
 void Writer::Str(std::string_view s) {
@@ -121,14 +125,18 @@ bool Reader::Mut(Mutation* m) {
   return true;
 }
 
-std::string Frame(MsgType type, uint64_t request_id, std::string_view body) {
-  Writer w;
-  w.U32(static_cast<uint32_t>(body.size() + kFrameHeader - 4));
-  w.U8(kWireVersion);
-  w.U8(static_cast<uint8_t>(type));
-  w.U64(request_id);
-  w.out().append(body.data(), body.size());
-  return std::move(w.out());
+std::string Frame(MsgType type, uint64_t request_id, std::string_view body,
+                  std::string_view tail) {
+  // One allocation, the frame's size.
+  char header[kFrameHeader];
+  EncodeU32(static_cast<uint32_t>(body.size() + tail.size() + kFrameHeader - 4), header);
+  header[4] = static_cast<char>(kWireVersion);
+  header[5] = static_cast<char>(type);
+  EncodeU64(request_id, header + 6);
+  std::string out;
+  out.reserve(kFrameHeader + body.size() + tail.size());
+  out.append(header, sizeof header).append(body).append(tail);
+  return out;
 }
 
 Header ParseHeader(const char* p) {
