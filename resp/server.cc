@@ -166,14 +166,30 @@ class RespServer::Impl : public ServerContext {
       // The gate: an answer that comes once the server has stopped (the
       // node may outlive it) neither posts to its io_context nor, holding
       // the last reference, destroys a session there.
+      // Answers go to the session's inbox; one post to its strand takes
+      // every answer that arrived before it runs (a chain's answers come in
+      // bursts: a handler and a wake-up each cost more than the answer).
       resume_ = [weak = weak_from_this(), gate = server_->resume_gate_](RouteAnswer answer) {
         MutexLock l(&gate->mu);
         if (!gate->open) return;
         std::shared_ptr<Session> self = weak.lock();
         if (self == nullptr) return;
-        asio::post(self->strand_, [self, answer = std::move(answer)]() mutable {
-          self->Answered(std::move(answer));
-        });
+        bool post = false;
+        {
+          MutexLock il(&self->inbox_mu_);
+          self->inbox_.push_back(std::move(answer));
+          post = !self->inbox_posted_;
+          self->inbox_posted_ = true;
+        }
+        if (!post) return;
+        try {
+          asio::post(self->strand_, [self] { self->TakeAnswers(); });
+        } catch (...) {
+          // Not posted: the next answer posts for this one as well.
+          MutexLock il(&self->inbox_mu_);
+          self->inbox_posted_ = false;
+          throw;
+        }
       };
       // Everything about the session happens on its strand.
       asio::dispatch(strand_, [self = shared_from_this()] {
@@ -455,6 +471,17 @@ class RespServer::Impl : public ServerContext {
       if (!server_->dispatcher_.WaitDurable(&error)) p.durable_error = std::move(error);
     }
 
+    // The answers in the inbox, in the order they came.
+    void TakeAnswers() {
+      {
+        MutexLock l(&inbox_mu_);
+        taken_.swap(inbox_);
+        inbox_posted_ = false;
+      }
+      for (RouteAnswer& a : taken_) Answered(std::move(a));
+      taken_.clear();
+    }
+
     // A routed decision's answer.  The waiting requests run again with
     // theirs (Dispatcher::Replay) in their order, as far as the first still
     // unanswered; once none waits, the requests that came after them.
@@ -633,7 +660,13 @@ class RespServer::Impl : public ServerContext {
     bool held_ = false;  // held_argv_ runs once pending_ is answered (Dispatcher::Ran::kHeld)
     std::vector<std::string> held_argv_;
     std::string held_error_;        // or, when held_, a protocol error to answer, then close
-    RouteDeferral::Resume resume_;  // hands a routed answer to Answered
+    RouteDeferral::Resume resume_;  // hands a routed answer to the inbox
+    // Answers handed over by resume_ and not yet taken (TakeAnswers), and
+    // whether a TakeAnswers is posted.  inbox_mu_ is a leaf.
+    Mutex inbox_mu_;
+    std::vector<RouteAnswer> inbox_ ABSL_GUARDED_BY(inbox_mu_);
+    bool inbox_posted_ ABSL_GUARDED_BY(inbox_mu_) = false;
+    std::vector<RouteAnswer> taken_;  // on the strand: inbox_'s swap partner, kept for its room
     std::shared_ptr<Session> routing_self_;  // while pending_ is not empty and not closed
     size_t partial_ = 0;  // bytes of the request in progress the parser holds
     std::vector<std::string> argv_;
