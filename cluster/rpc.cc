@@ -1,27 +1,63 @@
-// Requests with timeouts: the pending table, ids and completion.
+// Requests with timeouts: the pending table, ids, deadlines and completion.
 
 #include "rpc.h"
 
-#include <chrono>
 #include <vector>
 
 namespace ephpm {
 namespace cluster {
 
-void Rpc::Request(const std::string& address, MsgType type, const std::string& body,
-                  int64_t timeout_ms, Done done) {
+void Rpc::Request(const std::string& address, MsgType type, std::string_view body,
+                  int64_t timeout_ms, Done done, std::string_view tail) {
   const uint64_t id = next_.fetch_add(1) + 1;
-  auto timer =
-      std::make_shared<boost::asio::steady_timer>(*io_, std::chrono::milliseconds(timeout_ms));
+  const Time due = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   {
     MutexLock l(&mu_);
-    pending_[id] = Pending{std::move(done), timer, address};
-    timer->async_wait([this, id](boost::system::error_code e) {
-      if (e) return;
-      Complete(id, false, {});
-    });
+    // Most entries stale (their requests answered long before their
+    // deadlines): rebuilt from what is pending, so that the heap stays
+    // within twice the requests in flight.
+    if (deadlines_.size() > 2 * pending_.size() + 1024) {
+      std::vector<Deadline> live;
+      live.reserve(pending_.size() + 1);
+      for (const auto& [pid, p] : pending_) live.emplace_back(p.due, pid);
+      deadlines_ = Deadlines(std::greater<Deadline>(), std::move(live));
+    }
+    pending_[id] = Pending{std::move(done), address, due};
+    deadlines_.emplace(due, id);
+    ArmLocked(due);
   }
-  transport_->Send(address, std::make_shared<const std::string>(Frame(type, id, body)), false);
+  transport_->Send(address, std::make_shared<const std::string>(Frame(type, id, body, tail)), false);
+}
+
+void Rpc::ArmLocked(Time due) {
+  if (stopped_ || (armed_ && armed_for_ <= due)) return;
+  // Re-arming cancels the wait under way (its handler sees
+  // operation_aborted); deadlines mostly come in order, so that is rare.
+  timer_.expires_at(due);
+  timer_.async_wait([this](boost::system::error_code e) {
+    if (e) return;
+    Expire();
+  });
+  armed_ = true;
+  armed_for_ = due;
+}
+
+void Rpc::Expire() {
+  std::vector<uint64_t> late;
+  {
+    MutexLock l(&mu_);
+    armed_ = false;
+    const Time now = std::chrono::steady_clock::now();
+    while (!deadlines_.empty()) {
+      const auto [due, id] = deadlines_.top();
+      auto it = pending_.find(id);
+      if (it != pending_.end() && due > now) break;
+      deadlines_.pop();
+      if (it != pending_.end()) late.push_back(id);
+    }
+    if (!deadlines_.empty()) ArmLocked(deadlines_.top().first);
+  }
+  for (uint64_t id : late) Complete(id, false, {});
 }
 
 void Rpc::FailTo(const std::string& address) {
@@ -43,14 +79,25 @@ void Rpc::Complete(uint64_t id, bool ok, std::string_view body) {
     if (it == pending_.end()) return;  // already answered or timed out
     p = std::move(it->second);
     pending_.erase(it);
-    p.timer->cancel();
   }
   p.done(ok, body);
 }
 
 void Rpc::CancelTimers() {
   MutexLock l(&mu_);
-  for (auto& [id, p] : pending_) p.timer->cancel();
+  stopped_ = true;
+  armed_ = false;
+  timer_.cancel();
+}
+
+size_t Rpc::pending() const {
+  MutexLock l(&mu_);
+  return pending_.size();
+}
+
+size_t Rpc::deadlines() const {
+  MutexLock l(&mu_);
+  return deadlines_.size();
 }
 
 }  // namespace cluster
