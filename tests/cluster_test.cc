@@ -580,6 +580,80 @@ TEST_CASE("cluster: a malformed or cut frame body closes the link and changes no
   CHECK(AllAlive(t.all(), {"a", "b", "c"}));
 }
 
+// The owner's chain map (ClusterNode::Impl::ChainAdmits): a chain is
+// forgotten only once the deadline of its last decided request has passed,
+// swept when the map has grown to 1024 chains, then to twice what the last
+// sweep kept (at least 1024).  A forgotten chain's next
+// request is refused (the asker asks again, in order, the waiting way); a
+// live one's is decided.
+TEST_CASE("cluster: the owner forgets a chain only once its deadline passed", "[cluster]") {
+  using ephpm::cluster::MsgType;
+  using ephpm::cluster::RouteArgs;
+  using ephpm::cluster::RouteOp;
+  using ephpm::cluster::Writer;
+  Trio t;
+  t.Converge();
+  const std::string key = KeyOwnedBy(t.a, "a", "sweep:");
+  const std::string host = t.a.address().substr(0, t.a.address().rfind(':'));
+  const int port = std::stoi(t.a.address().substr(t.a.address().rfind(':') + 1));
+  auto route_body = [&](int64_t deadline, uint64_t chain, uint64_t position) {
+    RouteArgs args;
+    args.key = key;
+    args.delta = 1;
+    Writer w;
+    w.Str("b");
+    w.U8(static_cast<uint8_t>(RouteOp::kIncrBy));
+    w.I64(deadline);
+    ephpm::cluster::EncodeArgs(RouteOp::kIncrBy, args, &w);
+    w.U64(chain);
+    w.U64(position);
+    return w.out();
+  };
+  const int fd = ConnectTcp(host, port);
+  REQUIRE(fd >= 0);
+  uint64_t next_id = 1;
+  // One request at a time on the connection: the reply's status byte, or
+  // -1 (no reply).
+  auto ask = [&](int64_t deadline, uint64_t chain, uint64_t position) {
+    const uint64_t id = next_id++;
+    const std::string frame = ephpm::cluster::Frame(MsgType::kRouteRequest, id,
+                                                    route_body(deadline, chain, position));
+    if (send(fd, frame.data(), frame.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(frame.size())) {
+      return -1;
+    }
+    ephpm::cluster::Header h{};
+    std::string reply;
+    if (!ReadFrame(fd, 5000, &h, &reply) || h.request_id != id) return -1;
+    ephpm::cluster::Reader r(reply);
+    std::string_view sender;
+    uint8_t status = 0;
+    if (!r.Str(&sender) || !r.U8(&status)) return -1;
+    return static_cast<int>(status);
+  };
+  const int64_t soon = WallMs() + 400;
+  const int64_t later = WallMs() + 60'000;
+  const uint64_t kShort = 0x51000, kLong = 0x52000;
+  CHECK(ask(soon, kShort, 0) == 1);
+  CHECK(ask(later, kLong, 0) == 1);
+  // Past the first threshold (1024) while nothing has expired: that sweep
+  // keeps everything, and the next comes at 2048.
+  int decided = 0;
+  for (uint64_t i = 0; i < 1100; ++i) decided += ask(soon, 0x60000 + i, 0) == 1;
+  CHECK(decided == 1100);
+  while (WallMs() <= soon + 50) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // New chains' first requests, past 2048: that one sweeps.
+  for (uint64_t i = 0; i < 1000; ++i) decided += ask(later, 0x70000 + i, 0) == 1;
+  CHECK(decided == 2100);
+  // The expired chain was forgotten: its next request is refused (with a
+  // deadline of its own far ahead, so that only the map decides).
+  CHECK(ask(later, kShort, 1) == 0);
+  // The live ones were kept.
+  CHECK(ask(later, kLong, 1) == 1);
+  CHECK(ask(later, 0x70000, 1) == 1);
+  close(fd);
+  CHECK(WaitFor(3000, [&] { return t.Everywhere(key, std::to_string(2 + 2100 + 2)); }) >= 0);
+}
+
 TEST_CASE("cluster: a node restarted with its data dir loads it, tombstones included, then "
           "catches up",
           "[cluster][persistence]") {
