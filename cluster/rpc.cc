@@ -11,6 +11,7 @@ void Rpc::Request(const std::string& address, MsgType type, std::string_view bod
                   int64_t timeout_ms, Done done, std::string_view tail) {
   const uint64_t id = next_.fetch_add(1) + 1;
   const Time due = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  FramePtr frame = std::make_shared<const std::string>(Frame(type, id, body, tail));
   {
     MutexLock l(&mu_);
     // Most entries stale (their requests answered long before their
@@ -22,11 +23,25 @@ void Rpc::Request(const std::string& address, MsgType type, std::string_view bod
       for (const auto& [pid, p] : pending_) live.emplace_back(p.due, pid);
       deadlines_ = Deadlines(std::greater<Deadline>(), std::move(live));
     }
-    pending_[id] = Pending{std::move(done), address, due};
+    // The deadline first: should the table's insert throw, a deadline
+    // without its request is dropped when it comes up.
     deadlines_.emplace(due, id);
-    ArmLocked(due);
+    pending_.emplace(id, Pending{std::move(done), address, due});
+    try {
+      ArmLocked(due);
+    } catch (...) {
+      pending_.erase(id);
+      throw;
+    }
   }
-  transport_->Send(address, std::make_shared<const std::string>(Frame(type, id, body, tail)), false);
+  try {
+    transport_->Send(address, std::move(frame), false);
+  } catch (...) {
+    // Not sent: never completed either (the caller sees the throw).
+    MutexLock l(&mu_);
+    pending_.erase(id);
+    throw;
+  }
 }
 
 void Rpc::ArmLocked(Time due) {
@@ -34,6 +49,7 @@ void Rpc::ArmLocked(Time due) {
   // Re-arming cancels the wait under way (its handler sees
   // operation_aborted); deadlines mostly come in order, so that is rare.
   timer_.expires_at(due);
+  armed_ = false;  // until the wait below is made (it may throw)
   timer_.async_wait([this](boost::system::error_code e) {
     if (e) return;
     Expire();

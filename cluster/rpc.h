@@ -39,7 +39,8 @@ class Rpc {
 
   // Sends a request of `type` with `body` to the member at `address`;
   // `done` runs once: with the reply's body (true), or (false) after
-  // `timeout_ms` or when the connection to `address` breaks.
+  // `timeout_ms` or when the connection to `address` breaks.  If it throws
+  // (no memory), `done` never runs.
   // The frame's body is `body` followed by `tail` (a part that differs
   // per member, without joining the two first).
   void Request(const std::string& address, MsgType type, std::string_view body,
