@@ -188,6 +188,7 @@ bool ClusterNode::Impl::Info(ClusterInfo* info) const {
   // How well frames share writes (ephpm/send_cork.h).
   info->counters.emplace_back("frames_sent", tcp_->frames_sent());
   info->counters.emplace_back("link_writes", tcp_->link_writes());
+  info->counters.emplace_back("decision_batches", decision_batches_.load());
   info->members.clear();
   for (const auto& [id, m] : members_) {
     info->members.push_back(
@@ -208,6 +209,21 @@ void ClusterNode::Impl::LinkFailed(const std::string& address) {
   resync_.insert(address);
 }
 
+
+ClusterNode::Impl::Verdict ClusterNode::Impl::TakeDecision(std::string_view sender,
+                                                          std::string_view routing_key,
+                                                          int64_t deadline, const Mutation& m,
+                                                          uint64_t epoch, uint64_t life) {
+  Observe(m);
+  const Verdict v = Judge(sender, routing_key, deadline, epoch, life);
+  if (v == Verdict::kConfirmed) {
+    store_->ApplyReplicated(m);
+    mutations_received_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    decisions_refused_.fetch_add(1, std::memory_order_relaxed);
+  }
+  return v;
+}
 
 bool ClusterNode::Impl::ApplyMutations(Reader* r, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
@@ -281,7 +297,8 @@ bool ClusterNode::Impl::OnFrame(const std::shared_ptr<Conn>& c, const Header& h,
       return OnRouteRequest(c, std::string(sender), h.request_id, &r);
     }
     case MsgType::kRouteReply:
-    case MsgType::kDecisionReply: {
+    case MsgType::kDecisionReply:
+    case MsgType::kDecisionBatchReply: {
       rpc_.Complete(h.request_id, true, body);
       return true;
     }
@@ -294,19 +311,45 @@ bool ClusterNode::Impl::OnFrame(const std::shared_ptr<Conn>& c, const Header& h,
           !r.U64(&life)) {
         return false;
       }
-      Observe(m);
-      const Verdict v = Judge(sender, routing_key, deadline, epoch, life);
-      if (v == Verdict::kConfirmed) {
-        store_->ApplyReplicated(m);
-        mutations_received_.fetch_add(1, std::memory_order_relaxed);
-      } else {
-        decisions_refused_.fetch_add(1, std::memory_order_relaxed);
-      }
+      const Verdict v = TakeDecision(sender, routing_key, deadline, m, epoch, life);
       Writer w(Writer::kTypicalBody);
       w.Str(o_.node_id);
       w.U8(static_cast<uint8_t>(v));
       w.Member(RecordOf(sender));
       Reply(c, std::string(sender), MsgType::kDecisionReply, h.request_id, w.out());
+      return true;
+    }
+    case MsgType::kDecisionBatch: {
+      // Read whole first: a batch cut anywhere applies none of it.
+      struct Item {
+        std::string_view routing_key;
+        int64_t deadline = 0;
+        Mutation m;
+        uint64_t epoch = 0, life = 0;
+      };
+      uint32_t n = 0;
+      if (!r.U32(&n) || n == 0) return false;
+      std::vector<Item> items;
+      items.reserve(std::min<uint32_t>(n, 4096));
+      for (uint32_t i = 0; i < n; ++i) {
+        Item& it = items.emplace_back();
+        if (!r.Str(&it.routing_key) || !r.I64(&it.deadline) || !r.Mut(&it.m) ||
+            !r.U64(&it.epoch) || !r.U64(&it.life)) {
+          return false;
+        }
+      }
+      std::string verdicts;
+      verdicts.reserve(n);
+      for (const Item& it : items) {
+        verdicts.push_back(static_cast<char>(
+            TakeDecision(sender, it.routing_key, it.deadline, it.m, it.epoch, it.life)));
+      }
+      Writer w(Writer::kTypicalBody + n);
+      w.Str(o_.node_id);
+      w.Member(RecordOf(sender));
+      w.U32(n);
+      w.out().append(verdicts);
+      Reply(c, std::string(sender), MsgType::kDecisionBatchReply, h.request_id, w.out());
       return true;
     }
     case MsgType::kSyncRequest: {

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "ephpm/route_deferral.h"
+#include "ephpm/send_cork.h"
 #include "etcd_arbiter.h"
 #include "hlc.h"
 #include "mutex.h"
@@ -243,6 +244,30 @@ class ClusterNode::Impl {
   void OnEtcdMembers(const EtcdMembers& members, int64_t revision) ABSL_LOCKS_EXCLUDED(mu_);
   void SendDecision(const Capture& cap, const Mutation& m) noexcept;
   void SendDecisionOrThrow(const Capture& cap, const Mutation& m);
+  // A member's decisions not yet sent: what a thread with a SendCork open
+  // decided (a RESP pipeline's, or the route requests of one read on an
+  // I/O thread) leaves as one kDecisionBatch when the cork releases (or
+  // when an uncorked thread decides for the same member: everything queued
+  // goes, in order).  Sent under `mu`, so that two flushes cannot swap:
+  // one key's decisions reach each member in the order they were applied.
+  struct DecisionBatch final : CorkedLink {
+    Impl* node = nullptr;
+    std::string address;
+    Mutex mu;  // before the Rpc's and the transport's locks
+    std::string entries ABSL_GUARDED_BY(mu);  // each: the decision's fields and its tail
+    std::vector<std::shared_ptr<Decision>> decisions ABSL_GUARDED_BY(mu);
+    int64_t deadline_ms ABSL_GUARDED_BY(mu) = 0;  // the earliest of theirs
+    void Uncork() noexcept override { node->FlushDecisions(this, /*settle_unsent=*/true); }
+  };
+  std::shared_ptr<DecisionBatch> BatchFor(const std::string& address) ABSL_LOCKS_EXCLUDED(batches_mu_);
+  // Throws only without settle_unsent.
+  void FlushDecisions(DecisionBatch* b, bool settle_unsent);
+  // Settles a batch's decisions from its reply (kDecisionBatchReply).
+  void SettleBatch(const std::vector<std::shared_ptr<Decision>>& ds, bool ok,
+                   std::string_view reply) ABSL_LOCKS_EXCLUDED(mu_);
+  // A member's side of one decision: judged, applied when confirmed.
+  Verdict TakeDecision(std::string_view sender, std::string_view routing_key, int64_t deadline,
+                       const Mutation& m, uint64_t epoch, uint64_t life);
   bool ConfirmedIn(std::string_view reply) ABSL_LOCKS_EXCLUDED(mu_);
   void Settle(const std::shared_ptr<Decision>& d, bool ok) ABSL_LOCKS_EXCLUDED(mu_);
   template <typename Outcome, typename Op>
@@ -487,8 +512,11 @@ class ClusterNode::Impl {
   };
   Mutex chain_mu_;  // a leaf
   std::map<uint64_t, Chain> chains_ ABSL_GUARDED_BY(chain_mu_);
+  Mutex batches_mu_;  // a leaf
+  std::map<std::string, std::shared_ptr<DecisionBatch>> batches_ ABSL_GUARDED_BY(batches_mu_);
   size_t chains_sweep_at_ ABSL_GUARDED_BY(chain_mu_) = 1024;
 
+  std::atomic<uint64_t> decision_batches_{0};  // kDecisionBatch frames sent
   std::atomic<uint64_t> mutations_published_{0};
   std::atomic<uint64_t> mutations_received_{0};
   std::atomic<uint64_t> frames_dropped_{0};  // replication frames over a peer's queue cap

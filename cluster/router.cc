@@ -132,13 +132,13 @@ void ClusterNode::Impl::SendDecisionOrThrow(const Capture& cap, const Mutation& 
     cap.decision->failed = true;
     return;
   }
+  // The decision's fields, without the sender (FlushDecisions puts it
+  // before one or several of them).
   Writer w(Writer::kTypicalBody);
-  w.Str(o_.node_id);
   w.Str(cap.routing_key);
   w.I64(cap.deadline_ms);
   w.Mut(m);
-  const std::string body = std::move(w.out());
-  const int64_t timeout = std::max<int64_t>(1, cap.deadline_ms - WallMs());
+  const std::string& entry = w.out();
   absl::InlinedVector<const AliveMember*, 4> to;
   for (const AliveMember& a : etcd_ ? cap.view->confirm : cap.view->alive) {
     if (!a.self) to.push_back(&a);
@@ -156,12 +156,113 @@ void ClusterNode::Impl::SendDecisionOrThrow(const Capture& cap, const Mutation& 
     char tail[16];  // two U64s, without a string
     EncodeU64(e == cap.decision->epochs.end() ? 0 : e->second, tail);
     EncodeU64(start_incarnation_, tail + 8);
-    rpc_.Request(
-        a->address, MsgType::kDecision, body, timeout,
-        [this, d = cap.decision](bool ok, std::string_view reply) {
-          Settle(d, ok && ConfirmedIn(reply));
-        },
-        std::string_view(tail, sizeof tail));
+    const std::shared_ptr<DecisionBatch> b = BatchFor(a->address);
+    {
+      MutexLock l(&b->mu);
+      const size_t at = b->entries.size();
+      b->decisions.push_back(cap.decision);
+      try {
+        b->entries.append(entry).append(tail, sizeof tail);
+      } catch (...) {
+        b->entries.resize(at);
+        b->decisions.pop_back();
+        throw;
+      }
+      if (b->deadline_ms == 0 || cap.deadline_ms < b->deadline_ms) b->deadline_ms = cap.deadline_ms;
+    }
+    if (SendCork::Open()) {
+      try {
+        SendCork::Hold(b);
+        continue;
+      } catch (const std::bad_alloc&) {
+      }
+    }
+    // Under the key's shard lock: what cannot be sent is put back and the
+    // throw reaches SendDecision (which fails this decision).
+    FlushDecisions(b.get(), /*settle_unsent=*/false);
+  }
+}
+
+std::shared_ptr<ClusterNode::Impl::DecisionBatch> ClusterNode::Impl::BatchFor(
+    const std::string& address) {
+  MutexLock l(&batches_mu_);
+  std::shared_ptr<DecisionBatch>& b = batches_[address];
+  if (b == nullptr) {
+    b = std::make_shared<DecisionBatch>();
+    b->node = this;
+    b->address = address;
+  }
+  return b;
+}
+
+// Sends what the batch holds: one decision as kDecision (as an uncorked
+// sender always did), several as one kDecisionBatch.  When that throws (no
+// memory): with `settle_unsent` (a cork's release, no store lock held) each
+// decision fails as if the member had not answered; without (under a shard
+// lock, where settling a failure would take store locks), the batch is put
+// back as it was and the throw goes on.
+void ClusterNode::Impl::FlushDecisions(DecisionBatch* b, bool settle_unsent) {
+  std::vector<std::shared_ptr<Decision>> unsent;
+  {
+    MutexLock l(&b->mu);
+    if (b->decisions.empty()) return;
+    std::vector<std::shared_ptr<Decision>> ds;
+    ds.swap(b->decisions);
+    std::string entries;
+    entries.swap(b->entries);
+    const int64_t deadline = b->deadline_ms;
+    const int64_t timeout = std::max<int64_t>(1, deadline - WallMs());
+    b->deadline_ms = 0;
+    try {
+      Writer head;
+      head.Str(o_.node_id);
+      if (ds.size() == 1) {
+        rpc_.Request(
+            b->address, MsgType::kDecision, head.out(), timeout,
+            [this, d = ds.front()](bool ok, std::string_view reply) {
+              Settle(d, ok && ConfirmedIn(reply));
+            },
+            entries);
+      } else {
+        head.U32(static_cast<uint32_t>(ds.size()));
+        decision_batches_.fetch_add(1, std::memory_order_relaxed);
+        // (Moved into the callback only once it is made: a throw leaves ds.)
+        auto settle = [this, batch = ds](bool ok, std::string_view reply) {
+          SettleBatch(batch, ok, reply);
+        };
+        rpc_.Request(b->address, MsgType::kDecisionBatch, head.out(), timeout, std::move(settle),
+                     entries);
+      }
+    } catch (...) {
+      if (!settle_unsent) {
+        b->decisions.swap(ds);  // nothing was appended meanwhile: b->mu is held
+        b->entries.swap(entries);
+        b->deadline_ms = deadline;
+        throw;
+      }
+      unsent.swap(ds);
+    }
+  }
+  for (const auto& d : unsent) Settle(d, false);
+}
+
+// A batch's reply: the member's record of this node (as ConfirmedIn), then
+// one verdict per decision, in the order sent.  Anything else, or no reply,
+// fails every one of them.
+void ClusterNode::Impl::SettleBatch(const std::vector<std::shared_ptr<Decision>>& ds, bool ok,
+                                    std::string_view reply) {
+  Reader r(reply);
+  std::string_view sender;
+  MemberRecord me;
+  uint32_t n = 0;
+  if (!ok || !r.Str(&sender) || !r.Member(&me) || !r.U32(&n) || n != ds.size()) {
+    for (const auto& d : ds) Settle(d, false);
+    return;
+  }
+  if (me.id == o_.node_id && me.state != MemberState::kAlive) ApplyUpdate(me);
+  for (const auto& d : ds) {
+    uint8_t verdict = 0;
+    Settle(d, r.U8(&verdict) && verdict == static_cast<uint8_t>(Verdict::kConfirmed));
   }
 }
 

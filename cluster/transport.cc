@@ -262,7 +262,15 @@ class Conn final : public std::enable_shared_from_this<Conn>, public CorkedLink 
                             [self = shared_from_this()](boost::system::error_code e, size_t n) {
                               if (e) return self->Fail();
                               self->in_end_ += n;
-                              if (!self->TakeFrames()) return self->Fail();
+                              bool ok = false;
+                              {
+                                // The decisions the frames of this read
+                                // make leave as one batch per member
+                                // (ephpm/send_cork.h).
+                                SendCork cork;
+                                ok = self->TakeFrames();
+                              }
+                              if (!ok) return self->Fail();
                               self->ReadHeader();
                             }));
   }

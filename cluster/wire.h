@@ -38,6 +38,8 @@ enum class MsgType : uint8_t {
   kDecision = 11,      // an owner's decision, to be confirmed by every alive member
   kDecisionReply = 12, // the member's verdict and its record of the decider
   kSyncDone = 13,      // "I applied the whole state you sent me (epoch)"
+  kDecisionBatch = 14,       // several kDecision bodies for one member, judged in order
+  kDecisionBatchReply = 15,  // the member's record of the decider and one verdict each
 };
 
 enum class MemberState : uint8_t { kAlive = 0, kSuspect = 1, kDead = 2 };

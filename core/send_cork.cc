@@ -30,10 +30,15 @@ void SendCork::Hold(std::shared_ptr<CorkedLink> link) {
 }
 
 void SendCork::Release() noexcept {
-  // (Uncork only writes or posts: it never queues a frame or notes a link.)
+  // Uncorking a link may note others (a batch of decisions, flushed, sends
+  // a frame on a link that the cork holds again): rounds until none is left.
   auto& links = tl_cork.links;
-  for (size_t i = 0; i < links.size(); ++i) links[i]->Uncork();
-  links.clear();
+  std::vector<std::shared_ptr<CorkedLink>> round;
+  while (!links.empty()) {
+    round.swap(links);
+    for (const auto& l : round) l->Uncork();
+    round.clear();
+  }
 }
 
 }  // namespace ephpm

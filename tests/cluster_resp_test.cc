@@ -717,3 +717,37 @@ TEST_CASE("cluster: a thread that waits for a routed answer writes what its cork
     }
   }
 }
+
+TEST_CASE("cluster RESP: what a pass decides leaves as one batch of decisions per member",
+          "[cluster][resp]") {
+  // 64 pipelined INCRs on keys a owns: a decides them on its RESP thread
+  // under the cork, and its decisions to b and c leave as batches, not 128
+  // frames.  Then 64 on keys b owns: b decides the route requests of each
+  // read on its I/O thread, and batches its decisions the same way.  Every
+  // reply as run one by one, every copy equal.
+  RespTrio t;
+  for (const char* owner : {"a", "b"}) {
+    INFO("keys of " << owner);
+    Node& decider = std::string(owner) == "a" ? t.a : t.b;
+    std::vector<std::string> keys;
+    for (int i = 0; i < 4; ++i) {
+      keys.push_back(KeyOwnedBy(t.a, owner, std::string("batch") + owner + std::to_string(i) + ":"));
+    }
+    Client cl(t.port());
+    std::string batch;
+    for (int i = 0; i < 64; ++i) batch += Encode({"INCR", keys[i % 4]});
+    const uint64_t batches_before = ClusterCounter(decider, "decision_batches");
+    const uint64_t published_before = ClusterCounter(decider, "mutations_published");
+    REQUIRE(cl.Send(batch));
+    bool in_order = true;
+    for (int i = 0; i < 64; ++i) in_order = in_order && cl.Reply() == Int(i / 4 + 1);
+    CHECK(in_order);
+    CHECK(ClusterCounter(decider, "mutations_published") - published_before == 64);
+    CHECK(ClusterCounter(decider, "decision_batches") - batches_before >= 2);
+    for (const auto& k : keys) {
+      CHECK(WaitFor(3000, [&] {
+              return t.a.Get(k) == "16" && t.b.Get(k) == "16" && t.c.Get(k) == "16";
+            }) >= 0);
+    }
+  }
+}

@@ -533,7 +533,7 @@ TEST_CASE("cluster: a malformed or cut frame body closes the link and changes no
   sender_only.Str("b");
   for (MsgType type : {MsgType::kPing, MsgType::kPingReq, MsgType::kJoin, MsgType::kReplicate,
                        MsgType::kSyncBatch, MsgType::kDecision, MsgType::kSyncRequest,
-                       MsgType::kSyncDone}) {
+                       MsgType::kSyncDone, MsgType::kDecisionBatch}) {
     INFO("message type " << static_cast<int>(type));
     const int fd = ConnectTcp(host, port);
     REQUIRE(fd >= 0);
@@ -577,6 +577,90 @@ TEST_CASE("cluster: a malformed or cut frame body closes the link and changes no
   REQUIRE(t.a.store->Set("still", "works") == Status::kOk);
   REQUIRE(WaitFor(2000, [&] { return t.Everywhere("still", "works"); }) >= 0);
   CHECK(t.Everywhere(key, "5"));
+  CHECK(AllAlive(t.all(), {"a", "b", "c"}));
+}
+
+// A batch of decisions (kDecisionBatch: what an owner decided in one pass,
+// for one member) is read whole before any of it is judged: cut anywhere,
+// or holding no decision, it closes the link and applies nothing; whole, it
+// is judged in order and answered with one verdict per decision.
+TEST_CASE("cluster: a batch of decisions is read whole before any of it is applied",
+          "[cluster]") {
+  using ephpm::cluster::MsgType;
+  using ephpm::cluster::Writer;
+  Trio t;
+  t.Converge();
+  const std::string host = t.a.address().substr(0, t.a.address().rfind(':'));
+  const int port = std::stoi(t.a.address().substr(t.a.address().rfind(':') + 1));
+  // Decisions of b's, for keys b owns, as b would send them to a.
+  const std::string k1 = KeyOwnedBy(t.a, "b", "batch1:");
+  const std::string k2 = KeyOwnedBy(t.a, "b", "batch2:");
+  const int64_t deadline = WallMs() + 60'000;
+  auto entry = [&](const std::string& k, const std::string& value, Writer* w) {
+    ephpm::Mutation m;
+    m.kind = ephpm::Mutation::Kind::kSet;
+    m.key = k;
+    m.value = value;
+    m.original_size = value.size();
+    m.stamp = {static_cast<uint64_t>(WallMs() + 1000) << 16, 0};
+    w->Str(k);
+    w->I64(deadline);
+    w->Mut(m);
+    w->U64(0);  // the epoch b had applied of a's state
+    w->U64(0);  // b's first incarnation (no revival: not checked)
+  };
+  Writer batch;
+  batch.Str("b");
+  batch.U32(2);
+  entry(k1, "one", &batch);
+  entry(k2, "two", &batch);
+  const std::string whole = batch.out();
+  for (size_t cut = 0; cut < whole.size(); ++cut) {
+    INFO("batch cut to " << cut << " of " << whole.size() << " bytes");
+    const int fd = ConnectTcp(host, port);
+    REQUIRE(fd >= 0);
+    CHECK(SendAndExpectClose(fd, ephpm::cluster::Frame(MsgType::kDecisionBatch, 5, whole.substr(0, cut)),
+                             2000));
+  }
+  {
+    Writer empty;
+    empty.Str("b");
+    empty.U32(0);
+    const int fd = ConnectTcp(host, port);
+    REQUIRE(fd >= 0);
+    CHECK(SendAndExpectClose(fd, ephpm::cluster::Frame(MsgType::kDecisionBatch, 6, empty.out()),
+                             2000));
+  }
+  CHECK(t.a.Get(k1) == "<missing>");
+  CHECK(t.a.Get(k2) == "<missing>");
+  const int fd = ConnectTcp(host, port);
+  REQUIRE(fd >= 0);
+  const std::string frame = ephpm::cluster::Frame(MsgType::kDecisionBatch, 7, whole);
+  REQUIRE(send(fd, frame.data(), frame.size(), MSG_NOSIGNAL) ==
+          static_cast<ssize_t>(frame.size()));
+  ephpm::cluster::Header h{};
+  std::string reply;
+  REQUIRE(ReadFrame(fd, 5000, &h, &reply));
+  close(fd);
+  CHECK(h.type == MsgType::kDecisionBatchReply);
+  CHECK(h.request_id == 7);
+  ephpm::cluster::Reader r(reply);
+  std::string_view sender;
+  ephpm::cluster::MemberRecord record;
+  uint32_t n = 0;
+  uint8_t v1 = 9, v2 = 9;
+  REQUIRE(r.Str(&sender));
+  CHECK(sender == "a");
+  REQUIRE(r.Member(&record));
+  CHECK(record.id == "b");
+  REQUIRE(r.U32(&n));
+  CHECK(n == 2);
+  REQUIRE(r.U8(&v1));
+  REQUIRE(r.U8(&v2));
+  CHECK(v1 == 0);  // confirmed
+  CHECK(v2 == 0);
+  CHECK(t.a.Get(k1) == "one");
+  CHECK(t.a.Get(k2) == "two");
   CHECK(AllAlive(t.all(), {"a", "b", "c"}));
 }
 

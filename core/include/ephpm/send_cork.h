@@ -25,11 +25,13 @@
 
 namespace ephpm {
 
-// A connection that holds frames for a cork (the transport's).
+// What holds frames for a cork: a transport connection, or a member's batch
+// of decisions (which its Uncork sends as one frame).
 class CorkedLink {
  public:
   // Writes what is queued (on the calling thread when it can, else by
-  // handing it to the link's I/O thread).  Must not throw.
+  // handing it to the link's I/O thread).  Must not throw.  May note links
+  // again (Hold): Release goes on until none is left.
   virtual void Uncork() noexcept = 0;
 
  protected:
