@@ -38,6 +38,10 @@ using namespace cluster_test;  // NOLINT: the suite's own helpers
 
 namespace {
 
+// The host and the port of a node's "host:port" address.
+std::string HostOf(const std::string& address) { return address.substr(0, address.rfind(':')); }
+int PortOf(const std::string& address) { return std::stoi(address.substr(address.rfind(':') + 1)); }
+
 int ConnectTcp(const std::string& host, int port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in sa{};
@@ -412,8 +416,8 @@ TEST_CASE("cluster: bad listen addresses and garbage on the data plane", "[clust
   t.Converge();
   // A client speaking something else (an HTTP request, a frame of another
   // version, a frame too long) is disconnected; the node carries on.
-  std::string host = t.a.address().substr(0, t.a.address().rfind(':'));
-  const int port = std::stoi(t.a.address().substr(t.a.address().rfind(':') + 1));
+  const std::string host = HostOf(t.a.address());
+  const int port = PortOf(t.a.address());
   const std::string garbage[] = {
       "GET / HTTP/1.1\r\nHost: x\r\n\r\n",
       std::string("\x0a\x00\x00\x00\x09\x01\x00\x00\x00\x00\x00\x00\x00\x00", 14),
@@ -461,6 +465,14 @@ bool ReadFrame(int fd, int timeout_ms, ephpm::cluster::Header* h, std::string* b
   return false;
 }
 
+// Sends `frame` whole on `fd`, then reads one frame back (ReadFrame, 5 s).
+bool Exchange(int fd, const std::string& frame, ephpm::cluster::Header* h, std::string* reply) {
+  if (send(fd, frame.data(), frame.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(frame.size())) {
+    return false;
+  }
+  return ReadFrame(fd, 5000, h, reply);
+}
+
 }  // namespace
 
 // What a peer sends is parsed field by field: a body cut anywhere, or an
@@ -477,8 +489,8 @@ TEST_CASE("cluster: a malformed or cut frame body closes the link and changes no
   Trio t;
   t.Converge();
   const std::string key = KeyOwnedBy(t.a, "a", "cut:");
-  std::string host = t.a.address().substr(0, t.a.address().rfind(':'));
-  const int port = std::stoi(t.a.address().substr(t.a.address().rfind(':') + 1));
+  const std::string host = HostOf(t.a.address());
+  const int port = PortOf(t.a.address());
   const int64_t deadline = WallMs() + 60'000;
   auto route_body = [&](uint8_t op, uint64_t chain, uint64_t position) {
     RouteArgs args;
@@ -498,12 +510,10 @@ TEST_CASE("cluster: a malformed or cut frame body closes the link and changes no
   auto ask = [&](const std::string& body) {
     const int fd = ConnectTcp(host, port);
     REQUIRE(fd >= 0);
-    const std::string frame = ephpm::cluster::Frame(MsgType::kRouteRequest, 77, body);
-    REQUIRE(send(fd, frame.data(), frame.size(), MSG_NOSIGNAL) ==
-            static_cast<ssize_t>(frame.size()));
     ephpm::cluster::Header h{};
     std::string reply;
-    const bool got = ReadFrame(fd, 5000, &h, &reply);
+    const bool got =
+        Exchange(fd, ephpm::cluster::Frame(MsgType::kRouteRequest, 77, body), &h, &reply);
     close(fd);
     if (!got) return -1;
     REQUIRE(h.type == MsgType::kRouteReply);
@@ -590,8 +600,8 @@ TEST_CASE("cluster: a batch of decisions is read whole before any of it is appli
   using ephpm::cluster::Writer;
   Trio t;
   t.Converge();
-  const std::string host = t.a.address().substr(0, t.a.address().rfind(':'));
-  const int port = std::stoi(t.a.address().substr(t.a.address().rfind(':') + 1));
+  const std::string host = HostOf(t.a.address());
+  const int port = PortOf(t.a.address());
   // Decisions of b's, for keys b owns, as b would send them to a.
   const std::string k1 = KeyOwnedBy(t.a, "b", "batch1:");
   const std::string k2 = KeyOwnedBy(t.a, "b", "batch2:");
@@ -635,12 +645,9 @@ TEST_CASE("cluster: a batch of decisions is read whole before any of it is appli
   CHECK(t.a.Get(k2) == "<missing>");
   const int fd = ConnectTcp(host, port);
   REQUIRE(fd >= 0);
-  const std::string frame = ephpm::cluster::Frame(MsgType::kDecisionBatch, 7, whole);
-  REQUIRE(send(fd, frame.data(), frame.size(), MSG_NOSIGNAL) ==
-          static_cast<ssize_t>(frame.size()));
   ephpm::cluster::Header h{};
   std::string reply;
-  REQUIRE(ReadFrame(fd, 5000, &h, &reply));
+  REQUIRE(Exchange(fd, ephpm::cluster::Frame(MsgType::kDecisionBatch, 7, whole), &h, &reply));
   close(fd);
   CHECK(h.type == MsgType::kDecisionBatchReply);
   CHECK(h.request_id == 7);
@@ -678,8 +685,8 @@ TEST_CASE("cluster: the owner forgets a chain only once its deadline passed", "[
   Trio t;
   t.Converge();
   const std::string key = KeyOwnedBy(t.a, "a", "sweep:");
-  const std::string host = t.a.address().substr(0, t.a.address().rfind(':'));
-  const int port = std::stoi(t.a.address().substr(t.a.address().rfind(':') + 1));
+  const std::string host = HostOf(t.a.address());
+  const int port = PortOf(t.a.address());
   auto route_body = [&](int64_t deadline, uint64_t chain, uint64_t position) {
     RouteArgs args;
     args.key = key;
@@ -700,14 +707,15 @@ TEST_CASE("cluster: the owner forgets a chain only once its deadline passed", "[
   // -1 (no reply).
   auto ask = [&](int64_t deadline, uint64_t chain, uint64_t position) {
     const uint64_t id = next_id++;
-    const std::string frame = ephpm::cluster::Frame(MsgType::kRouteRequest, id,
-                                                    route_body(deadline, chain, position));
-    if (send(fd, frame.data(), frame.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(frame.size())) {
-      return -1;
-    }
     ephpm::cluster::Header h{};
     std::string reply;
-    if (!ReadFrame(fd, 5000, &h, &reply) || h.request_id != id) return -1;
+    if (!Exchange(fd,
+                  ephpm::cluster::Frame(MsgType::kRouteRequest, id,
+                                        route_body(deadline, chain, position)),
+                  &h, &reply) ||
+        h.request_id != id) {
+      return -1;
+    }
     ephpm::cluster::Reader r(reply);
     std::string_view sender;
     uint8_t status = 0;
