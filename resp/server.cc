@@ -169,7 +169,7 @@ class RespServer::Impl : public ServerContext {
       // Answers go to the session's inbox; one post to its strand takes
       // every answer that arrived before it runs (a chain's answers come in
       // bursts: a handler and a wake-up each cost more than the answer).
-      resume_ = [weak = weak_from_this(), gate = server_->resume_gate_](RouteAnswer answer) {
+      auto to_inbox = [weak = weak_from_this(), gate = server_->resume_gate_](RouteAnswer answer) {
         MutexLock l(&gate->mu);
         if (!gate->open) return;
         std::shared_ptr<Session> self = weak.lock();
@@ -191,6 +191,7 @@ class RespServer::Impl : public ServerContext {
           throw;
         }
       };
+      resume_ = std::make_shared<const std::function<void(RouteAnswer)>>(std::move(to_inbox));
       // Everything about the session happens on its strand.
       asio::dispatch(strand_, [self = shared_from_this()] {
         self->ArmIdleTimer();
@@ -463,6 +464,12 @@ class RespServer::Impl : public ServerContext {
       p.ticket = ticket;
       p.argv = std::move(argv_);
       argv_.clear();
+      // The parser fills argv_ in place: an answered request's strings
+      // spare it an allocation per argument.
+      if (!spare_argv_.empty()) {
+        argv_.swap(spare_argv_.back());
+        spare_argv_.pop_back();
+      }
       p.now_ms = now_ms;
       // Kept alive by the wait itself: with its input ended and nothing
       // being read or written, no handler would hold the session.
@@ -509,6 +516,7 @@ class RespServer::Impl : public ServerContext {
           return Shutdown();
         }
         if (!AfterRequest(p.argv)) return;
+        SpareArgv(std::move(p.argv));
       }
       if (!pending_.empty()) {
         // The replies so far go out while the rest are decided.
@@ -518,6 +526,20 @@ class RespServer::Impl : public ServerContext {
       routing_self_.reset();
       chain_ = RouteChain{};
       Process();
+    }
+
+    // Keeps an answered request's argv for a later Defer, unless enough
+    // are kept; never a large buffer (as the parser, which drops those).
+    void SpareArgv(std::vector<std::string> argv) {
+      if (spare_argv_.size() >= kSpareArgvs) return;
+      for (std::string& a : argv) {
+        if (a.capacity() > kSpareArgCap) std::string().swap(a);
+      }
+      try {
+        spare_argv_.push_back(std::move(argv));
+      } catch (const std::bad_alloc&) {
+        // Only a saving: the next Defer's request allocates its own.
+      }
     }
 
     // Once per batch, before its replies go out: with fsync=always a write
@@ -655,6 +677,10 @@ class RespServer::Impl : public ServerContext {
     // pipeline beyond waits unread in in_.
     static constexpr size_t kMaxChain = 128;
     std::deque<Pending> pending_;  // in request order
+    // Answered requests' argv vectors, for Defer to hand to the parser.
+    static constexpr size_t kSpareArgvs = 16;
+    static constexpr size_t kSpareArgCap = 16 * 1024;
+    std::vector<std::vector<std::string>> spare_argv_;
     RouteChain chain_;             // pending_'s chain (zero when none is open)
     uint64_t next_ticket_ = 1;
     bool held_ = false;  // held_argv_ runs once pending_ is answered (Dispatcher::Ran::kHeld)
