@@ -478,27 +478,37 @@ class RespServer::Impl : public ServerContext {
       if (!server_->dispatcher_.WaitDurable(&error)) p.durable_error = std::move(error);
     }
 
-    // The answers in the inbox, in the order they came.
+    // The answers in the inbox: each is noted with its request, then the
+    // requests answered at the front are replayed, once for the burst (so
+    // that their replies leave in one write).
     void TakeAnswers() {
       {
         MutexLock l(&inbox_mu_);
         taken_.swap(inbox_);
         inbox_posted_ = false;
       }
-      for (RouteAnswer& a : taken_) Answered(std::move(a));
+      for (RouteAnswer& a : taken_) Note(std::move(a));
       taken_.clear();
+      ReplayAnswered();
     }
 
-    // A routed decision's answer.  The waiting requests run again with
-    // theirs (Dispatcher::Replay) in their order, as far as the first still
-    // unanswered; once none waits, the requests that came after them.
-    void Answered(RouteAnswer answer) {
+    // A routed decision's answer, kept with its request.  pending_ is in
+    // ticket order (tickets grow with each request run).
+    void Note(RouteAnswer answer) {
       if (closed_) return;
-      auto it = std::find_if(pending_.begin(), pending_.end(),
-                             [&](const Pending& p) { return p.ticket == answer.ticket; });
-      if (it == pending_.end() || it->answered) return;
+      auto it = std::lower_bound(
+          pending_.begin(), pending_.end(), answer.ticket,
+          [](const Pending& p, uint64_t ticket) { return p.ticket < ticket; });
+      if (it == pending_.end() || it->ticket != answer.ticket || it->answered) return;
       it->answered = true;
       it->answer = std::move(answer);
+    }
+
+    // The waiting requests run again with their answers
+    // (Dispatcher::Replay) in their order, as far as the first still
+    // unanswered; once none waits, the requests that came after them.
+    void ReplayAnswered() {
+      if (closed_ || pending_.empty() || !pending_.front().answered) return;
       const std::shared_ptr<Session> keep = routing_self_;
       while (!pending_.empty() && pending_.front().answered) {
         Pending p = std::move(pending_.front());
