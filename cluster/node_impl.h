@@ -270,9 +270,11 @@ class ClusterNode::Impl {
                        const Mutation& m, uint64_t epoch, uint64_t life);
   bool ConfirmedIn(std::string_view reply) ABSL_LOCKS_EXCLUDED(mu_);
   void Settle(const std::shared_ptr<Decision>& d, bool ok) ABSL_LOCKS_EXCLUDED(mu_);
-  template <typename Outcome, typename Op>
+  // `done(bool confirmed, Outcome)` (a callable, kept as is inside the
+  // decision's one std::function) runs once, when the decision is settled.
+  template <typename Outcome, typename Op, typename Done>
   bool Decide(std::string_view routing_key, int64_t deadline_ms, std::shared_ptr<const View> view,
-              Op op, std::function<void(bool, Outcome)> done) ABSL_LOCKS_EXCLUDED(mu_);
+              Op op, Done done) ABSL_LOCKS_EXCLUDED(mu_);
   template <typename Outcome, typename Op>
   Routed<Outcome> DecideHere(std::string_view routing_key, int64_t deadline_ms,
                              std::shared_ptr<const View> view, Op op);

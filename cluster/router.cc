@@ -336,10 +336,9 @@ void ClusterNode::Impl::Settle(const std::shared_ptr<Decision>& d, bool ok) {
 // it.  False, and nothing done, when this node may not decide (checked
 // again here, under mu_, with the epochs the decision will carry: a state
 // applied after this point makes the members refuse it).
-template <typename Outcome, typename Op>
+template <typename Outcome, typename Op, typename Done>
 bool ClusterNode::Impl::Decide(std::string_view routing_key, int64_t deadline_ms,
-                               std::shared_ptr<const View> view, Op op,
-                               std::function<void(bool, Outcome)> done) {
+                               std::shared_ptr<const View> view, Op op, Done done) {
   auto d = std::make_shared<Decision>();
   {
     MutexLock l(&mu_);
@@ -362,7 +361,7 @@ bool ClusterNode::Impl::Decide(std::string_view routing_key, int64_t deadline_ms
     // by a forgotten decision even where it wrote nothing (a "no such key"
     // or a mismatch), so its outcome is unknown.
     if (standing_gen_.load(std::memory_order_acquire) != d->generation) d->failed = true;
-    d->done = [done = std::move(done), out](bool ok) { done(ok, out); };
+    d->done = [done = std::move(done), out](bool ok) mutable { done(ok, std::move(out)); };
   }
   Settle(d, true);  // the own token
   return true;
