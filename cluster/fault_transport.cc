@@ -6,6 +6,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <memory>
+#include <new>
 
 namespace ephpm {
 namespace cluster {
@@ -27,6 +28,13 @@ void FaultTransport::Send(const std::string& address, FramePtr frame, bool repli
   {
     MutexLock l(&mu_);
     if (cut_.count(peer)) return;
+    if (!fail_.empty()) {
+      auto f = fail_.find({peer, ParseHeader(frame->data()).type});
+      if (f != fail_.end()) {
+        if (--f->second == 0) fail_.erase(f);
+        throw std::bad_alloc();
+      }
+    }
     if (auto d = delay_.find(peer); d != delay_.end()) delay = d->second;
     if (auto d = delay_replication_.find(peer); replication && d != delay_replication_.end()) {
       delay += d->second;
@@ -82,6 +90,15 @@ void FaultTransport::Delay(const std::string& peer, int64_t ms) {
 void FaultTransport::DelayReplication(const std::string& peer, int64_t ms) {
   MutexLock l(&mu_);
   delay_replication_[peer] = ms;
+}
+
+void FaultTransport::FailSends(const std::string& peer, MsgType type, int n) {
+  MutexLock l(&mu_);
+  if (n > 0) {
+    fail_[{peer, type}] = n;
+  } else {
+    fail_.erase({peer, type});
+  }
 }
 
 void FaultTransport::Pause(bool paused) {

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "mutex.h"
 #include "transport.h"
@@ -44,6 +45,10 @@ class FaultTransport final : public Transport {
   void Delay(const std::string& peer, int64_t ms);
   // Delays the replication frames sent to `peer` by `ms` more.
   void DelayReplication(const std::string& peer, int64_t ms);
+  // The next `n` frames of `type` sent to `peer` make Send throw
+  // std::bad_alloc, as when the frame could not be queued for lack of
+  // memory (nothing is sent).
+  void FailSends(const std::string& peer, MsgType type, int n);
   // Holds every I/O thread (one blocking handler each) until called with
   // false, and meanwhile has the base transport leave every frame to those
   // threads (HoldDirectWrites).  Returns once every thread is held, or at
@@ -61,6 +66,7 @@ class FaultTransport final : public Transport {
   std::set<std::string> cut_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int64_t> delay_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int64_t> delay_replication_ ABSL_GUARDED_BY(mu_);
+  std::map<std::pair<std::string, MsgType>, int> fail_ ABSL_GUARDED_BY(mu_);
 
   Mutex pause_mu_;  // a leaf
   std::condition_variable pause_cv_;

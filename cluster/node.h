@@ -176,6 +176,10 @@ class ClusterNode final : public Replicator {
   // Delay only the replication this node sends to `peer` (requests and
   // answers go at once): a node whose copy lags behind.
   void TestDelayReplication(const std::string& peer, int64_t ms);
+  // The next `n` frames of `type` (a MsgType's value) this node sends to
+  // `peer` fail as if no memory could be had for them: the send throws
+  // std::bad_alloc.
+  void TestFailSends(const std::string& peer, uint8_t type, int n);
   // Move this node's wall clock (for stamps) by `ms`.
   void TestSkewClock(int64_t ms);
   // Freeze this node's network side (every I/O thread, so no frame is read

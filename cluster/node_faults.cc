@@ -42,6 +42,9 @@ void ClusterNode::TestDelay(const std::string& peer, int64_t ms) {
 void ClusterNode::TestDelayReplication(const std::string& peer, int64_t ms) {
   impl_->faults()->DelayReplication(peer, ms);
 }
+void ClusterNode::TestFailSends(const std::string& peer, uint8_t type, int n) {
+  impl_->faults()->FailSends(peer, static_cast<MsgType>(type), n);
+}
 void ClusterNode::TestPause(bool paused) { impl_->faults()->Pause(paused); }
 void ClusterNode::TestSkewClock(int64_t ms) { impl_->TestSkewClock(ms); }
 void ClusterNode::TestForceLocalRouting(bool local) { impl_->TestForceLocalRouting(local); }

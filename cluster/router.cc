@@ -339,13 +339,22 @@ void ClusterNode::Impl::Settle(const std::shared_ptr<Decision>& d, bool ok) {
 template <typename Outcome, typename Op, typename Done>
 bool ClusterNode::Impl::Decide(std::string_view routing_key, int64_t deadline_ms,
                                std::shared_ptr<const View> view, Op op, Done done) {
+  // What may fail for lack of memory is done before the operation runs, so
+  // that a throw leaves nothing applied and nothing counted: the decision,
+  // its copy of the epochs, and the callback that will carry the outcome.
+  struct Finish {
+    Done done;
+    Outcome out;
+    void operator()(bool ok) { done(ok, std::move(out)); }
+  };
+  std::function<void(bool)> finish = Finish{std::move(done), Outcome{}};
   auto d = std::make_shared<Decision>();
   {
     MutexLock l(&mu_);
     if (!CanDecide(*view)) return false;
-    ++in_flight_;
     d->epochs = applied_epoch_;
     d->generation = standing_gen_.load(std::memory_order_relaxed);
+    ++in_flight_;
   }
   Capture cap{this, d, routing_key, deadline_ms, std::move(view)};
   Outcome out;
@@ -361,7 +370,8 @@ bool ClusterNode::Impl::Decide(std::string_view routing_key, int64_t deadline_ms
     // by a forgotten decision even where it wrote nothing (a "no such key"
     // or a mismatch), so its outcome is unknown.
     if (standing_gen_.load(std::memory_order_acquire) != d->generation) d->failed = true;
-    d->done = [done = std::move(done), out](bool ok) mutable { done(ok, std::move(out)); };
+    finish.template target<Finish>()->out = std::move(out);
+    d->done = std::move(finish);
   }
   Settle(d, true);  // the own token
   return true;
@@ -531,6 +541,7 @@ bool ClusterNode::Impl::StartRoute(const RouteArgs& args, RouteDeferral* deferra
   const std::string_view routing_key = RoutingKey(kOp, args);
   Placement p = Place(routing_key);
   RouteChain* const chain = deferral->chain();
+  const uint64_t chain_view = chain != nullptr ? chain->view : 0;
   if (chain != nullptr && chain->open()) {
     // Decisions are in flight: this one joins them if it is decided in the
     // view they were placed in (so that a key they touched has the same
@@ -556,69 +567,97 @@ bool ClusterNode::Impl::StartRoute(const RouteArgs& args, RouteDeferral* deferra
   RouteAnswer base;
   base.ticket = deferral->ticket();
   base.op = static_cast<uint8_t>(kOp);
-  base.key.assign(routing_key);
+  try {
+    base.key.assign(routing_key);
+  } catch (...) {
+    if (chain != nullptr) chain->view = chain_view;
+    throw;
+  }
   RouteDeferral::Resume resume = deferral->Defer();
-  if (p.kind == Placement::Kind::kHere) {
-    // Decided now, on this thread, as DecideHere does; only the
-    // confirmations are waited for elsewhere.
-    const bool started = Decide<Outcome>(
-        routing_key, deadline, std::move(p.view), [&] { return RoutedOp<kOp>::Run(store_, args); },
-        // Each callback here runs once: it moves out what it holds.
-        [resume, base](bool ok, Outcome out) mutable {
-          RouteAnswer a = std::move(base);
-          if (ok) {
-            Writer w;
-            OutcomeCodec<Outcome>::Encode(out, &w);
-            a.kind = RouteAnswer::Kind::kAnswered;
-            a.outcome = std::move(w.out());
-          }
-          (*resume)(std::move(a));
-        });
-    if (!started) {
-      // Readiness lost since the check above; nothing applied.  The replay
-      // asks again the waiting way.
-      if (chain != nullptr) chain->local_refused = true;
-      RouteAnswer a = std::move(base);
-      a.kind = RouteAnswer::Kind::kRetry;
-      (*resume)(std::move(a));
+  // From here the answer goes to `resume` exactly once, unless starting the
+  // decision throws (no memory) before anything is applied or sent: then
+  // the deferral is undone and the chain left as it was, and the throw goes
+  // on (the command answers its out-of-memory error, or, joining a chain,
+  // is held and runs again once the chain is answered).
+  bool ran = false;  // the operation ran here: its answer goes to `resume`
+  try {
+    if (p.kind == Placement::Kind::kHere) {
+      // Decided now, on this thread, as DecideHere does; only the
+      // confirmations are waited for elsewhere.
+      const bool started = Decide<Outcome>(
+          routing_key, deadline, std::move(p.view),
+          [&] {
+            ran = true;
+            return RoutedOp<kOp>::Run(store_, args);
+          },
+          // Each callback here runs once: it moves out what it holds.
+          [resume, base](bool ok, Outcome out) mutable {
+            RouteAnswer a = std::move(base);
+            if (ok) {
+              Writer w;
+              OutcomeCodec<Outcome>::Encode(out, &w);
+              a.kind = RouteAnswer::Kind::kAnswered;
+              a.outcome = std::move(w.out());
+            }
+            (*resume)(std::move(a));
+          });
+      if (!started) {
+        // Readiness lost since the check above; nothing applied.  The
+        // replay asks again the waiting way.
+        if (chain != nullptr) chain->local_refused = true;
+        RouteAnswer a = std::move(base);
+        a.kind = RouteAnswer::Kind::kRetry;
+        (*resume)(std::move(a));
+      }
+      return true;
     }
-    return true;
-  }
-  // An owner elsewhere: as Call, with the reply read where it arrives.  In
-  // a chain, as the next request of this owner's part.
-  uint64_t chain_id = 0;
-  uint64_t position = 0;
-  if (chain != nullptr && chain->open()) {
-    auto link = std::find_if(chain->links.begin(), chain->links.end(),
+    // An owner elsewhere: as Call, with the reply read where it arrives.
+    // In a chain, as the next request of this owner's part (the position
+    // is taken once the request is on its way: one that was not sent
+    // leaves no gap the owner would refuse the next ones for).
+    RouteChain::Link* link = nullptr;
+    if (chain != nullptr && chain->open()) {
+      auto it = std::find_if(chain->links.begin(), chain->links.end(),
                              [&](const RouteChain::Link& l) { return l.owner == p.address; });
-    if (link == chain->links.end()) {
-      link = chain->links.insert(chain->links.end(), RouteChain::Link{p.address, NewChainId(), 0});
+      if (it == chain->links.end()) {
+        it = chain->links.insert(chain->links.end(), RouteChain::Link{p.address, NewChainId(), 0});
+      }
+      link = &*it;
     }
-    chain_id = link->id;
-    position = link->next++;
+    const int64_t timeout = std::max<int64_t>(1, deadline - WallMs());
+    rpc_.Request(p.address, MsgType::kRouteRequest,
+                 RouteRequestBody(kOp, args, deadline, *p.view, link ? link->id : 0,
+                                  link ? link->next : 0),
+                 timeout,
+                 [this, resume = std::move(resume), base = std::move(base)](
+                     bool ok, std::string_view reply) mutable {
+                   RouteAnswer a = std::move(base);
+                   Reader r(reply);
+                   std::string_view sender;
+                   uint8_t decided = 0;
+                   if (!ok || !r.Str(&sender) || !r.U8(&decided) ||
+                       (decided != kRouteRefused && decided != kRouteDecided)) {
+                     routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
+                   } else if (decided == kRouteRefused) {
+                     a.kind = RouteAnswer::Kind::kRetry;
+                   } else {
+                     a.kind = RouteAnswer::Kind::kAnswered;
+                     a.outcome.assign(reply.substr(reply.size() - r.remaining()));
+                   }
+                   (*resume)(std::move(a));
+                 });
+    if (link != nullptr) ++link->next;
+    routed_calls_.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  } catch (...) {
+    // Once the operation ran the decision is made, and not undone here:
+    // only its settling can have thrown (the callback, from Decide's own
+    // Settle).
+    if (ran) throw;
+    if (chain != nullptr) chain->view = chain_view;
+    deferral->Undefer();
+    throw;
   }
-  routed_calls_.fetch_add(1, std::memory_order_relaxed);
-  const int64_t timeout = std::max<int64_t>(1, deadline - WallMs());
-  rpc_.Request(p.address, MsgType::kRouteRequest,
-               RouteRequestBody(kOp, args, deadline, *p.view, chain_id, position), timeout,
-               [this, resume = std::move(resume), base = std::move(base)](
-                   bool ok, std::string_view reply) mutable {
-                 RouteAnswer a = std::move(base);
-                 Reader r(reply);
-                 std::string_view sender;
-                 uint8_t decided = 0;
-                 if (!ok || !r.Str(&sender) || !r.U8(&decided) ||
-                     (decided != kRouteRefused && decided != kRouteDecided)) {
-                   routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
-                 } else if (decided == kRouteRefused) {
-                   a.kind = RouteAnswer::Kind::kRetry;
-                 } else {
-                   a.kind = RouteAnswer::Kind::kAnswered;
-                   a.outcome.assign(reply.substr(reply.size() - r.remaining()));
-                 }
-                 (*resume)(std::move(a));
-               });
-  return true;
 }
 
 template <RouteOp kOp>

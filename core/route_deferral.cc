@@ -30,6 +30,8 @@ RouteDeferral::Resume RouteDeferral::Defer() {
   return *resume_;
 }
 
+void RouteDeferral::Undefer() { deferred_ = false; }
+
 void RouteDeferral::Hold() {
   deferred_ = true;
   held_ = true;

@@ -751,3 +751,118 @@ TEST_CASE("cluster RESP: what a pass decides leaves as one batch of decisions pe
     }
   }
 }
+
+// Sends that fail for lack of memory (the fault transport's FailSends makes
+// a frame's send throw std::bad_alloc, as a queue that could not grow).
+// What must hold: the client gets an answer for every request, in order,
+// never a hang; nothing the failed send carried is applied; and the copies
+// agree once the cluster has settled.
+namespace {
+
+uint8_t Type(ephpm::cluster::MsgType t) { return static_cast<uint8_t>(t); }
+
+// A failed allocation's reply (Redis's maxmemory refusal).
+const std::string kOom = "OOM command not allowed when used memory > 'maxmemory'.";
+
+// Waits until the three copies of `key` are equal; returns that value.
+std::string Settled(RespTrio& t, const std::string& key) {
+  std::string v;
+  REQUIRE(WaitFor(20000, [&] {
+            v = t.a.Get(key);
+            return v == t.b.Get(key) && v == t.c.Get(key);
+          }) >= 0);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("cluster RESP: a route request that cannot be sent answers OOM, in order, and "
+          "applies nothing",
+          "[cluster][resp][oom]") {
+  RespTrio t;
+  const std::string kb = KeyOwnedBy(t.a, "b", "oom:");
+  const std::string kc = KeyOwnedBy(t.a, "c", "oom:");
+  const uint64_t refused = cluster_test::Counter(t.b, "cluster_routed_refused");
+  Client cl(t.port());
+  SECTION("the request that would open a chain") {
+    // The command answers its error at once (it deferred, then undid
+    // that); the rest of the pipeline opens a chain of its own.
+    t.a.node->TestFailSends("b", Type(ephpm::cluster::MsgType::kRouteRequest), 1);
+    REQUIRE(cl.Send(Encode({"INCR", kb}) + Encode({"INCR", kb}) + Encode({"INCR", kb}) +
+                    Encode({"PING"})));
+    CHECK(cl.Reply() == Err(kOom));
+    CHECK(cl.Reply() == Int(1));
+    CHECK(cl.Reply() == Int(2));
+    CHECK(cl.Reply() == "+PONG\r\n");
+  }
+  SECTION("a request joining a chain in flight") {
+    // Its error would overtake the reply before it: it is held and runs
+    // again once that is answered (and then goes out).  It took no
+    // position in b's part, so b refuses none of the later ones.
+    t.c.node->TestDelay("a", 200);  // kc's answer comes late
+    t.a.node->TestFailSends("b", Type(ephpm::cluster::MsgType::kRouteRequest), 1);
+    REQUIRE(cl.Send(Encode({"INCR", kc}) + Encode({"INCR", kb}) + Encode({"INCR", kb}) +
+                    Encode({"PING"})));
+    CHECK(cl.Reply() == Int(1));
+    CHECK(cl.Reply() == Int(1));
+    CHECK(cl.Reply() == Int(2));
+    CHECK(cl.Reply() == "+PONG\r\n");
+    t.c.node->TestDelay("a", 0);
+  }
+  CHECK(cluster_test::Counter(t.b, "cluster_routed_refused") == refused);
+  CHECK(Settled(t, kb) == "2");
+  CHECK(cl.Call({"INCR", kb}) == Int(3));
+}
+
+TEST_CASE("cluster RESP: decisions whose frames cannot be sent fail as unknown, and the copies "
+          "converge",
+          "[cluster][resp][oom]") {
+  RespTrio t;
+  const std::string ka = KeyOwnedBy(t.a, "a", "oomd:");
+  SECTION("one decision, no cork (a PHP caller's)") {
+    // The flush under the key's shard lock puts the decision back into
+    // b's batch and fails it: its outcome is unknown, a forgets what it
+    // wrote and catches up before it decides again.
+    t.a.node->TestFailSends("b", Type(ephpm::cluster::MsgType::kDecision), 1);
+    int64_t v = 0;
+    CHECK(t.a.store->IncrBy(ka, 1, &v) == ephpm::Status::kOwnerUnreachable);
+    int64_t next = 0;
+    REQUIRE(WaitFor(20000, [&] { return t.a.store->IncrBy(ka, 1, &next) == ephpm::Status::kOk; }) >=
+            0);
+    CHECK((next == 1 || next == 2));
+    CHECK(Settled(t, ka) == std::to_string(next));
+  }
+  SECTION("a pass's batch, at the cork's release (a RESP pipeline's)") {
+    t.a.node->TestFailSends("b", Type(ephpm::cluster::MsgType::kDecisionBatch), 1);
+    Client cl(t.port());
+    std::string batch;
+    for (int i = 0; i < 8; ++i) batch += Encode({"INCR", ka});
+    REQUIRE(cl.Send(batch + Encode({"PING"})));
+    int unknown = 0;
+    long long highest = 0;
+    for (int i = 0; i < 8; ++i) {
+      const std::string r = cl.Reply();
+      if (r == Err(kClusterDown)) {
+        ++unknown;
+        continue;
+      }
+      REQUIRE(r.size() > 3);
+      REQUIRE(r[0] == ':');
+      highest = std::max(highest, std::stoll(r.substr(1)));
+    }
+    CHECK(unknown > 0);
+    CHECK(cl.Reply() == "+PONG\r\n");
+    // Settled: the next INCR is decided (once a has caught up) and every
+    // copy then holds what it answered.
+    long long now = -1;
+    REQUIRE(WaitFor(20000, [&] {
+              const std::string r = cl.Call({"INCR", ka});
+              if (r.empty() || r[0] != ':') return false;
+              now = std::stoll(r.substr(1));
+              return true;
+            }) >= 0);
+    CHECK(now > highest);
+    CHECK(now <= 9);
+    CHECK(Settled(t, ka) == std::to_string(now));
+  }
+}

@@ -134,6 +134,11 @@ class RouteDeferral : public FrozenClock {
   // For the replicator, when it starts a decision instead of waiting: the
   // callback that takes its answer (exactly once).  REQUIRES: !deferred().
   Resume Defer();
+  // For the replicator, when starting the decision it deferred threw (no
+  // memory) before anything was started: it drops the Resume Defer gave
+  // it, never to run, and the command goes on as if it had not deferred
+  // (its error is its reply).  REQUIRES: deferred() && !held().
+  void Undefer();
   // For the replicator, when the call can join no chain in flight: nothing
   // is started, and the caller runs the command again once the chain is
   // answered.  REQUIRES: !deferred().
