@@ -290,7 +290,7 @@ class RespServer::Impl : public ServerContext {
                 if (ec == asio::error::eof) {
                   // The client is done sending: finish the replies, then
                   // close (after the requests that wait for a routed
-                  // decision: Answered goes on with them).
+                  // decision: ReplayAnswered goes on with them).
                   self->input_ended_ = true;
                   if (self->routing()) return;
                   self->closing_ = true;
@@ -411,7 +411,7 @@ class RespServer::Impl : public ServerContext {
         switch (server_->dispatcher_.Execute(&client_, argv_, &out_, resume_, &chain_, ticket,
                                              &wrote, &now_ms)) {
           case Dispatcher::Ran::kDeferred:
-            // Its reply comes from the replay (Answered).
+            // Its reply comes from the replay (ReplayAnswered).
             out_.resize(reply_at);
             Defer(ticket, now_ms);
             return true;
