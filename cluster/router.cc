@@ -541,7 +541,7 @@ bool ClusterNode::Impl::StartRoute(const RouteArgs& args, RouteDeferral* deferra
   const std::string_view routing_key = RoutingKey(kOp, args);
   Placement p = Place(routing_key);
   RouteChain* const chain = deferral->chain();
-  const uint64_t chain_view = chain != nullptr ? chain->view : 0;
+  uint64_t opens = 0;  // the view of the chain this call opens, if it does
   if (chain != nullptr && chain->open()) {
     // Decisions are in flight: this one joins them if it is decided in the
     // view they were placed in (so that a key they touched has the same
@@ -561,18 +561,13 @@ bool ClusterNode::Impl::StartRoute(const RouteArgs& args, RouteDeferral* deferra
     if (p.kind == Placement::Kind::kHere && (IsRead(kOp) || !CanDecide(*p.view))) return false;
     // More requests wait behind this one: those decided in this view go
     // out at once, each owner's in this order.
-    if (chain != nullptr && chain->more && p.view != nullptr) chain->view = p.view->generation + 1;
+    if (chain != nullptr && chain->more && p.view != nullptr) opens = p.view->generation + 1;
   }
   const int64_t deadline = WallMs() + o_.request_timeout_ms;
   RouteAnswer base;
   base.ticket = deferral->ticket();
   base.op = static_cast<uint8_t>(kOp);
-  try {
-    base.key.assign(routing_key);
-  } catch (...) {
-    if (chain != nullptr) chain->view = chain_view;
-    throw;
-  }
+  base.key.assign(routing_key);
   RouteDeferral::Resume resume = deferral->Defer();
   // From here the answer goes to `resume` exactly once, unless starting the
   // decision throws (no memory) before anything is applied or sent: then
@@ -581,6 +576,7 @@ bool ClusterNode::Impl::StartRoute(const RouteArgs& args, RouteDeferral* deferra
   // is held and runs again once the chain is answered).
   bool ran = false;  // the operation ran here: its answer goes to `resume`
   try {
+    if (opens != 0) chain->view = opens;
     if (p.kind == Placement::Kind::kHere) {
       // Decided now, on this thread, as DecideHere does; only the
       // confirmations are waited for elsewhere.
@@ -654,7 +650,7 @@ bool ClusterNode::Impl::StartRoute(const RouteArgs& args, RouteDeferral* deferra
     // only its settling can have thrown (the callback, from Decide's own
     // Settle).
     if (ran) throw;
-    if (chain != nullptr) chain->view = chain_view;
+    if (opens != 0) chain->view = 0;
     deferral->Undefer();
     throw;
   }
