@@ -795,6 +795,15 @@ TEST_CASE("cluster RESP: a route request that cannot be sent answers OOM, in ord
     CHECK(cl.Reply() == Int(2));
     CHECK(cl.Reply() == "+PONG\r\n");
   }
+  SECTION("the request that would open a chain, a request that cannot join one behind it") {
+    // The chain it would have opened is not left open with nothing in
+    // flight (PING would wait for it forever).  INCR kb stays at 2 below.
+    t.a.node->TestFailSends("b", Type(ephpm::cluster::MsgType::kRouteRequest), 1);
+    REQUIRE(cl.Send(Encode({"INCR", kb}) + Encode({"PING"})));
+    CHECK(cl.Reply() == Err(kOom));
+    CHECK(cl.Reply() == "+PONG\r\n");
+    CHECK(cl.Call({"INCRBY", kb, "2"}) == Int(2));
+  }
   SECTION("a request joining a chain in flight") {
     // Its error would overtake the reply before it: it is held and runs
     // again once that is answered (and then goes out).  It took no
