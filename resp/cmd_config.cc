@@ -143,6 +143,9 @@ const Param kParams[] = {
      [](Ctx& c) { return c.store->options().persistence.data_dir; }, nullptr, "--data-dir"},
     {"port", nullptr, Kind::kStartOnly, 0, 0,
      [](Ctx& c) { return std::to_string(c.server->tcp_port()); }, nullptr, "--resp"},
+    {"io-threads", nullptr, Kind::kStartOnly, 0, 0,
+     [](Ctx& c) { return std::to_string(c.server->io_threads()); }, nullptr,
+     "--resp-io-threads"},
     {"save", nullptr, Kind::kSave, 0, 0, [](Ctx&) { return std::string(); }, nullptr, nullptr},
 };
 

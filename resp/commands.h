@@ -100,6 +100,8 @@ class ServerContext {
   virtual uint64_t total_connections() const = 0;
   virtual uint64_t rejected_connections() const = 0;
   virtual int tcp_port() const = 0;
+  // The I/O threads serving connections (CONFIG GET io-threads).
+  virtual size_t io_threads() const = 0;
   virtual int64_t started_at_ms() const = 0;
   // One CLIENT LIST line per connection (without the trailing newline).
   virtual std::vector<std::string> ClientList() const = 0;

@@ -72,9 +72,9 @@ class RespServer::Impl : public ServerContext {
     if (!net::Listen(&acceptor_, options_.bind_address, options_.port, error)) return false;
     bound_ = acceptor_.local_endpoint();
     Accept();
-    size_t n = options_.io_threads != 0 ? options_.io_threads
-                                        : std::max(1u, std::thread::hardware_concurrency());
-    for (size_t i = 0; i < n; ++i) threads_.emplace_back([this] { io_.run(); });
+    io_threads_ = options_.io_threads != 0 ? options_.io_threads
+                                           : DefaultIoThreads(std::thread::hardware_concurrency());
+    for (size_t i = 0; i < io_threads_; ++i) threads_.emplace_back([this] { io_.run(); });
     return true;
   }
 
@@ -126,6 +126,7 @@ class RespServer::Impl : public ServerContext {
   uint64_t total_connections() const override { return total_connections_.load(); }
   uint64_t rejected_connections() const override { return rejected_.load(); }
   int tcp_port() const override { return bound_.port(); }
+  size_t io_threads() const override { return io_threads_; }
   int64_t started_at_ms() const override { return started_at_ms_; }
   std::vector<std::string> ClientList() const override;
   std::string ExtraInfo() const override { return extra_info_ ? extra_info_() : ""; }
@@ -963,6 +964,7 @@ class RespServer::Impl : public ServerContext {
   bool polling_ ABSL_GUARDED_BY(block_mu_) = false;  // a Poll is armed
   std::atomic<size_t> waiting_{0};  // waiters_.size(), read without the lock
   tcp::endpoint bound_;
+  size_t io_threads_ = 0;  // set by Start()
   std::vector<std::thread> threads_;
   struct StandIn {
     std::thread thread;
@@ -987,7 +989,10 @@ RespServer::RespServer(Store* store, RespServerOptions options)
 RespServer::~RespServer() = default;
 bool RespServer::Start(std::string* error) { return impl_->Start(error); }
 void RespServer::Stop() { impl_->Stop(); }
+size_t DefaultIoThreads(unsigned cores) { return cores > 2 ? cores - 1 : 1; }
+
 uint16_t RespServer::port() const { return impl_->port(); }
+size_t RespServer::io_threads() const { return impl_->io_threads(); }
 std::string RespServer::address() const { return impl_->address(); }
 void RespServer::set_extra_info(std::function<std::string()> fn) {
   impl_->set_extra_info(std::move(fn));

@@ -34,11 +34,21 @@ struct RespServerOptions {
   size_t max_query_buffer = 1ull << 30;
   // A client whose replies waiting to be sent pass this is disconnected.
   size_t max_output_buffer = 256ull << 20;
-  size_t io_threads = 0;  // 0 = one per core
+  size_t io_threads = 0;  // 0 = DefaultIoThreads(the machine's cores)
   // Redis's busy-reply-threshold: a script running longer may be killed
   // (SCRIPT KILL), and commands that need its shards are answered -BUSY.
   int64_t busy_reply_threshold_ms = 5000;
 };
+
+// The I/O threads a server runs when RespServerOptions::io_threads is 0:
+// one fewer than the machine's cores, at least one.  A RESP server shares
+// its machine with its clients (and, in the host, with PHP's workers and
+// the cluster's I/O thread): on two cores, where a client takes one, two
+// I/O threads on the one io_context hand connections to each other and
+// cost 1.4-1.6x redis-server's CPU a request at -P 16 where one costs
+// 0.9x (docs/BENCHMARKS.md "RESP: one I/O thread by default on two
+// cores").  `cores` is std::thread::hardware_concurrency() (0 = unknown).
+size_t DefaultIoThreads(unsigned cores);
 
 class RespServer {
  public:
@@ -58,6 +68,9 @@ class RespServer {
   // The bound port and "ip:port", valid after Start().
   uint16_t port() const;
   std::string address() const;
+  // The I/O threads serving connections (stand-ins for busy scripts aside),
+  // valid after Start().
+  size_t io_threads() const;
 
   // Extra INFO text (e.g. the cluster's section), set before Start().
   void set_extra_info(std::function<std::string()> fn);

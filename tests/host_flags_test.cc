@@ -153,7 +153,7 @@ TEST_CASE("host flags: RESP settings", "[host_flags]") {
   CHECK(f.resp.password == "s3cret pw!");
   CHECK(f.resp.max_clients == 0);
   CHECK(f.resp.idle_timeout_seconds == 30);
-  CHECK(f.resp.io_threads == 0);  // one per core
+  CHECK(f.resp.io_threads == 0);  // the server's default (DefaultIoThreads)
   CHECK(Ok(Resp({"--resp-io-threads", "1"})).resp.io_threads == 1);
   CHECK(Ok(Resp({"--resp-io-threads", "128"})).resp.io_threads == 128);
   for (const char* n : {"0", "129", "-1", "1.5", "two", ""}) {

@@ -35,6 +35,7 @@ class NoServer : public ServerContext {
   uint64_t total_connections() const override { return 0; }
   uint64_t rejected_connections() const override { return 0; }
   int tcp_port() const override { return 0; }
+  size_t io_threads() const override { return 1; }
   int64_t started_at_ms() const override { return 0; }
   std::vector<std::string> ClientList() const override { return {}; }
 

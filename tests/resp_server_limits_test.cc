@@ -397,6 +397,62 @@ TEST_CASE("server: lock released with plain DEL destroys the new holder's lock")
 // ---------------------------------------------------------------------------
 // Concurrency
 
+TEST_CASE("server: I/O threads, one fewer than the cores by default, shown by CONFIG GET") {
+  // At least one, and a core left to the clients and the rest of the host.
+  CHECK(DefaultIoThreads(0) == 1);  // hardware_concurrency() could not tell
+  CHECK(DefaultIoThreads(1) == 1);
+  CHECK(DefaultIoThreads(2) == 1);
+  CHECK(DefaultIoThreads(3) == 2);
+  CHECK(DefaultIoThreads(4) == 3);
+  CHECK(DefaultIoThreads(64) == 63);
+  SECTION("the default, on this machine") {
+    std::string error;
+    std::unique_ptr<Store> store = Store::Create(StoreOptions{}, &error);
+    REQUIRE(store);
+    RespServerOptions o;  // io_threads 0: the default
+    RespServer server(store.get(), o);
+    REQUIRE(server.Start(&error));
+    const size_t expected = DefaultIoThreads(std::thread::hardware_concurrency());
+    CHECK(server.io_threads() == expected);
+    Client c(server.port());
+    CHECK(c.Call({"CONFIG", "GET", "io-threads"}) ==
+          Arr({Bulk("io-threads"), Bulk(std::to_string(expected))}));
+  }
+  SECTION("as set; CONFIG SET takes only the value it has") {
+    RespServerOptions o;
+    o.io_threads = 3;
+    Fixture f(o);
+    CHECK(f.server->io_threads() == 3);
+    Client c(f.port());
+    CHECK(c.Call({"CONFIG", "GET", "io-threads"}) == Arr({Bulk("io-threads"), Bulk("3")}));
+    CHECK(c.Call({"CONFIG", "SET", "io-threads", "3"}) == kOk);
+    CHECK(c.Call({"CONFIG", "SET", "io-threads", "1"}) ==
+          Err("ERR CONFIG SET failed (possibly related to argument 'io-threads') - ephpm sets "
+              "it at start only (--resp-io-threads)"));
+  }
+}
+
+TEST_CASE("server: one I/O thread serves a blocked client's wake-up and the others meanwhile") {
+  // With the default on two cores there is one I/O thread: nothing a
+  // connection waits for may hold it.
+  RespServerOptions o;
+  o.io_threads = 1;
+  Fixture f(o);
+  Client waiter(f.port());
+  REQUIRE(waiter.Send(Encode({"BLPOP", "q", "5"})));
+  Client other(f.port());
+  for (int i = 0; i < 50; ++i) REQUIRE(other.Call({"INCR", "n"}) == Int(i + 1));
+  // A pipeline of 64 from a third client, while the first still waits.
+  Client third(f.port());
+  std::string batch;
+  for (int i = 0; i < 64; ++i) batch += Encode({"SET", "k" + std::to_string(i), "v"});
+  REQUIRE(third.Send(batch));
+  for (int i = 0; i < 64; ++i) CHECK(third.Reply() == kOk);
+  CHECK(other.Call({"RPUSH", "q", "x"}) == Int(1));
+  CHECK(waiter.Reply() == Arr({Bulk("q"), Bulk("x")}));
+  CHECK(other.Call({"LLEN", "q"}) == Int(0));
+}
+
 TEST_CASE("server: 32 concurrent clients INCR one key, every value seen once") {
   RespServerOptions o;
   o.io_threads = 4;

@@ -35,6 +35,7 @@ using ephpm_test::KeyOutside;
 using ephpm::ManualClock;
 using ephpm::Store;
 using ephpm::StoreOptions;
+using ephpm::resp::DefaultIoThreads;
 using ephpm::resp::RespServer;
 using ephpm::resp::RespServerOptions;
 using namespace std::string_literals;
