@@ -135,14 +135,24 @@ class RespServer::Impl : public ServerContext {
     return it == extra_commands_.end() ? nullptr : &it->second;
   }
 
+  // A connection's socket and timers run on its strand, named by their
+  // type: no type-erased executor, which asio copies onto the heap for
+  // every operation's work tracking (a strand is larger than its inline
+  // buffer), and one strand where a strand over the socket's strand made
+  // two (docs/BENCHMARKS.md "RESP: one I/O thread by default").
+  using Strand = asio::strand<asio::io_context::executor_type>;
+  using Socket = tcp::socket::rebind_executor<Strand>::other;
+  using Timer = asio::basic_waitable_timer<std::chrono::steady_clock,
+                                           asio::wait_traits<std::chrono::steady_clock>, Strand>;
+
   class Session : public std::enable_shared_from_this<Session> {
    public:
-    Session(Impl* server, tcp::socket socket)
+    Session(Impl* server, Socket socket)
         : server_(server),
           socket_(std::move(socket)),
           strand_(socket_.get_executor()),
-          idle_(socket_.get_executor()),
-          block_timer_(socket_.get_executor()),
+          idle_(strand_),
+          block_timer_(strand_),
           parser_(Limits(server->options_)) {
       boost::system::error_code ec;
       client_.id = server->next_client_id_.fetch_add(1) + 1;
@@ -659,11 +669,11 @@ class RespServer::Impl : public ServerContext {
     }
 
     Impl* const server_;
-    tcp::socket socket_;
-    asio::strand<asio::any_io_executor> strand_;
-    asio::steady_timer idle_;
+    Socket socket_;
+    Strand strand_;  // the socket's own executor
+    Timer idle_;
     asio::steady_timer::time_point last_active_;  // for the idle limit
-    asio::steady_timer block_timer_;  // a blocked request's timeout
+    Timer block_timer_;  // a blocked request's timeout
     RequestParser parser_;
     std::array<char, kReadChunk> chunk_{};
     std::string in_;               // received, not yet parsed
@@ -898,13 +908,13 @@ class RespServer::Impl : public ServerContext {
     acceptor_.async_accept(
         asio::make_strand(io_),
         asio::bind_executor(accept_strand_,
-                            [this](const boost::system::error_code& ec, tcp::socket socket) {
+                            [this](const boost::system::error_code& ec, Socket socket) {
                               OnAccept(ec, std::move(socket));
                             }));
   }
 
   // On accept_strand_.
-  void OnAccept(const boost::system::error_code& ec, tcp::socket socket) {
+  void OnAccept(const boost::system::error_code& ec, Socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
     if (ec) {
       // E.g. out of file descriptors: the pending connection stays queued,
