@@ -139,7 +139,8 @@ class RespServer::Impl : public ServerContext {
   // type: no type-erased executor, which asio copies onto the heap for
   // every operation's work tracking (a strand is larger than its inline
   // buffer), and one strand where a strand over the socket's strand made
-  // two (docs/BENCHMARKS.md "RESP: one I/O thread by default").
+  // two (docs/BENCHMARKS.md "Issue 19, target 2: one RESP I/O thread by
+  // default on two cores, a typed strand").
   using Strand = asio::strand<asio::io_context::executor_type>;
   using Socket = tcp::socket::rebind_executor<Strand>::other;
   using Timer = asio::basic_waitable_timer<std::chrono::steady_clock,

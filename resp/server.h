@@ -45,9 +45,10 @@ struct RespServerOptions {
 // its machine with its clients (and, in the host, with PHP's workers and
 // the cluster's I/O thread): on two cores, where a client takes one, two
 // I/O threads on the one io_context hand connections to each other and
-// cost 1.4-1.6x redis-server's CPU a request at -P 16 where one costs
-// 0.9x (docs/BENCHMARKS.md "RESP: one I/O thread by default on two
-// cores").  `cores` is std::thread::hardware_concurrency() (0 = unknown).
+// cost 1.4-1.55x redis-server's CPU a request at -P 16 where one costs
+// 0.8-0.9x (docs/BENCHMARKS.md "Issue 19, target 2: one RESP I/O thread by
+// default on two cores, a typed strand").  `cores` is
+// std::thread::hardware_concurrency() (0 = unknown).
 size_t DefaultIoThreads(unsigned cores);
 
 class RespServer {
