@@ -31,9 +31,19 @@ using tcp = asio::ip::tcp;
 // A thread with a SendCork open (a RESP thread running a pipeline) queues
 // its requests too, and writes them at once, all in one gathered write,
 // when the cork releases (Uncork).
+//
+// The socket and the handlers run on the connection's strand, named by its
+// type: a type-erased executor is copied onto the heap for every socket
+// operation's work tracking (a strand does not fit its inline buffer), and
+// a strand over the socket's own strand made two where one is needed (as
+// the RESP session's, docs/BENCHMARKS.md "Issue 19, target 3: the cluster
+// link on a typed strand").
+using Strand = asio::strand<asio::io_context::executor_type>;
+using Socket = tcp::socket::rebind_executor<Strand>::other;
+
 class Conn final : public std::enable_shared_from_this<Conn>, public CorkedLink {
  public:
-  Conn(TcpTransport* transport, tcp::socket socket, std::string address)
+  Conn(TcpTransport* transport, Socket socket, std::string address)
       : transport_(transport),
         socket_(std::move(socket)),
         strand_(socket_.get_executor()),
@@ -324,8 +334,8 @@ class Conn final : public std::enable_shared_from_this<Conn>, public CorkedLink 
   }
 
   TcpTransport* const transport_;
-  tcp::socket socket_;
-  asio::strand<asio::any_io_executor> strand_;
+  Socket socket_;
+  Strand strand_;  // the socket's own executor
   const std::string address_;  // the peer's; empty for an inbound connection
   bool connected_ = false;     // on the strand
   static constexpr size_t kReadChunk = 64 * 1024;
@@ -397,7 +407,7 @@ void TcpTransport::CloseAll() {
 
 void TcpTransport::Accept() {
   acceptor_.async_accept(asio::make_strand(*io_),
-                         [this](boost::system::error_code ec, tcp::socket s) {
+                         [this](boost::system::error_code ec, Socket s) {
                            if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
                            if (!ec) {
                              auto c = std::make_shared<Conn>(this, std::move(s), "");
@@ -424,7 +434,7 @@ std::shared_ptr<Conn> TcpTransport::LinkTo(const std::string& address) {
     MutexLock l(&mu_);
     auto& c = links_[address];
     if (c && !c->closed()) return c;
-    c = fresh = std::make_shared<Conn>(this, tcp::socket(asio::make_strand(*io_)), address);
+    c = fresh = std::make_shared<Conn>(this, Socket(asio::make_strand(*io_)), address);
   }
   // Outside the lock: a connect that fails at once reports the broken link,
   // whose handlers may complete requests and reach the store.
