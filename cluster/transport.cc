@@ -358,7 +358,9 @@ class Conn final : public std::enable_shared_from_this<Conn>, public CorkedLink 
 };
 
 TcpTransport::TcpTransport(asio::io_context* io, size_t max_queue_bytes, TransportEvents events)
-    : io_(io), max_queue_bytes_(max_queue_bytes), events_(std::move(events)), acceptor_(*io) {}
+    : io_(io), max_queue_bytes_(max_queue_bytes), events_(std::move(events)),
+      acceptor_(*io),
+      accept_retry_(*io) {}
 
 TcpTransport::~TcpTransport() = default;
 
@@ -406,26 +408,32 @@ void TcpTransport::CloseAll() {
 }
 
 void TcpTransport::Accept() {
-  acceptor_.async_accept(asio::make_strand(*io_),
-                         [this](boost::system::error_code ec, Socket s) {
-                           if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
-                           if (!ec) {
-                             auto c = std::make_shared<Conn>(this, std::move(s), "");
-                             {
-                               MutexLock l(&mu_);
-                               inbound_.push_back(c);
-                               // Forget inbound connections that closed.
-                               inbound_.erase(std::remove_if(inbound_.begin(), inbound_.end(),
-                                                             [](const std::weak_ptr<Conn>& w) {
-                                                               auto p = w.lock();
-                                                               return !p || p->closed();
-                                                             }),
-                                              inbound_.end());
-                             }
-                             c->StartInbound();
-                           }
-                           Accept();
-                         });
+  acceptor_.async_accept(asio::make_strand(*io_), [this](boost::system::error_code ec, Socket s) {
+    if (ec == asio::error::operation_aborted || stopped_.load() || !acceptor_.is_open()) return;
+    if (ec) {
+      // E.g. out of file descriptors: the connection stays queued; retry a
+      // little later (net::kAcceptRetryDelay), not at once.
+      accept_retry_.expires_after(net::kAcceptRetryDelay);
+      accept_retry_.async_wait([this](boost::system::error_code e) {
+        if (!e && !stopped_.load() && acceptor_.is_open()) Accept();
+      });
+      return;
+    }
+    auto c = std::make_shared<Conn>(this, std::move(s), "");
+    {
+      MutexLock l(&mu_);
+      inbound_.push_back(c);
+      // Forget inbound connections that closed.
+      inbound_.erase(std::remove_if(inbound_.begin(), inbound_.end(),
+                                    [](const std::weak_ptr<Conn>& w) {
+                                      auto p = w.lock();
+                                      return !p || p->closed();
+                                    }),
+                     inbound_.end());
+    }
+    c->StartInbound();
+    Accept();
+  });
 }
 
 std::shared_ptr<Conn> TcpTransport::LinkTo(const std::string& address) {

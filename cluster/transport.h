@@ -11,6 +11,7 @@
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <functional>
 #include <map>
 #include <memory>
@@ -111,6 +112,9 @@ class TcpTransport final : public Transport {
   const size_t max_queue_bytes_;
   const TransportEvents events_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  // Waits before accepting again after a failed accept (Accept).  Like
+  // acceptor_, used by one handler at a time: the accept's or its own.
+  boost::asio::steady_timer accept_retry_;
   std::atomic<bool> stopped_{false};
   std::atomic<bool> direct_held_{false};  // HoldDirectWrites
   std::atomic<uint64_t> frames_sent_{0};

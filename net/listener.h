@@ -5,6 +5,7 @@
 #define EPHPM_NET_LISTENER_H_
 
 #include <boost/asio/ip/tcp.hpp>
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -23,6 +24,13 @@ namespace net {
 // Not thread-safe for one acceptor: call it before any operation is pending.
 bool Listen(boost::asio::ip::tcp::acceptor* acceptor, const std::string& host, uint16_t port,
             std::string* error);
+
+// How long a server waits before accepting again after an accept failed
+// for a reason other than its listener closing (out of file descriptors:
+// EMFILE, ENFILE; ENOBUFS).  The connection stays queued, so accepting again
+// at once would fail again at once: a loop that spins an I/O thread for as
+// long as the shortage lasts.
+inline constexpr std::chrono::milliseconds kAcceptRetryDelay{100};
 
 // "address:port" of an endpoint (an IPv6 address as it is, without brackets).
 std::string EndpointText(const boost::asio::ip::tcp::endpoint& endpoint);

@@ -921,7 +921,7 @@ class RespServer::Impl : public ServerContext {
       // E.g. out of file descriptors: the pending connection stays queued,
       // so accepting again at once would fail again at once, in a busy loop.
       // Retry a little later.
-      accept_retry_.expires_after(std::chrono::milliseconds(100));
+      accept_retry_.expires_after(net::kAcceptRetryDelay);
       accept_retry_.async_wait([this](const boost::system::error_code& wait_ec) {
         if (!wait_ec && acceptor_.is_open()) Accept();
       });

@@ -70,7 +70,7 @@ class HttpServer::Impl {
   class Session;
 
   Impl(PhpHost* php, HttpServerOptions o)
-      : php_(php), options_(std::move(o)), acceptor_(io_) {}
+      : php_(php), options_(std::move(o)), acceptor_(io_), accept_retry_(io_) {}
 
   ~Impl() { Stop(); }
 
@@ -429,7 +429,16 @@ class HttpServer::Impl {
   void Accept() {
     acceptor_.async_accept(asio::make_strand(io_), [this](beast::error_code ec, tcp::socket s) {
       if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
-      if (!ec) std::make_shared<Session>(this, std::move(s))->Start();
+      if (ec) {
+        // E.g. out of file descriptors: the connection stays queued; retry
+        // a little later (net::kAcceptRetryDelay), not at once.
+        accept_retry_.expires_after(net::kAcceptRetryDelay);
+        accept_retry_.async_wait([this](beast::error_code e) {
+          if (!e && !stopped_.load() && acceptor_.is_open()) Accept();
+        });
+        return;
+      }
+      std::make_shared<Session>(this, std::move(s))->Start();
       Accept();
     });
   }
@@ -439,6 +448,9 @@ class HttpServer::Impl {
   std::string docroot_;
   asio::io_context io_;
   tcp::acceptor acceptor_;
+  // Waits before accepting again after a failed accept (Accept).  Like
+  // acceptor_, used by one handler at a time: the accept's or its own.
+  asio::steady_timer accept_retry_;
   tcp::endpoint bound_;
   std::vector<std::thread> threads_;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;

@@ -6,8 +6,7 @@
 //   php tests/host/run.php --ephpm BUILD/sapi/ephpm --examples examples/ [GROUP ...]
 //
 // GROUPs: lock basics session resp leaks malformed timeout shutdown workers cluster cluster_strict persistence
-// compat (default:
-// all).  Every group starts its own server(s) and ends with SIGTERM, which
+// compat fds (default: all).  Every group starts its own server(s) and ends with SIGTERM, which
 // must give exit code 0.  Prints one line per check; exits 1 if any failed.
 // lib/ holds the checks, the server, the clients and the fixtures;
 // groups/GROUP.php holds group_GROUP().
@@ -39,13 +38,14 @@ require_once __DIR__ . '/groups/shutdown.php';
 require_once __DIR__ . '/groups/workers.php';
 require_once __DIR__ . '/groups/persistence.php';
 require_once __DIR__ . '/groups/compat.php';
+require_once __DIR__ . '/groups/fds.php';
 
 // ---- main -------------------------------------------------------------------------------
 
 function main(array $argv): int
 {
     $groups = ['lock', 'basics', 'session', 'resp', 'leaks', 'malformed', 'timeout', 'shutdown', 'workers',
-               'cluster', 'cluster_strict', 'persistence', 'compat'];
+               'cluster', 'cluster_strict', 'persistence', 'compat', 'fds'];
     $env = ['ephpm' => null, 'examples' => null];
     $only = [];
     for ($i = 1; $i < count($argv); $i++) {

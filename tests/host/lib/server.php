@@ -23,13 +23,17 @@ final class Server
     /** Arguments every server gets (run.php --workers N). */
     public static array $extra = [];
 
-    /** Starts `ephpm ARGS`; waits for the printed address(es). */
-    public static function start(string $bin, array $args, bool $with_resp = false): Server
+    /**
+     * Starts `ephpm ARGS`; waits for the printed address(es).  `$wrapper`
+     * goes before the program (a command that execs it, e.g. prlimit).
+     */
+    public static function start(string $bin, array $args, bool $with_resp = false,
+                                 array $wrapper = []): Server
     {
         $s = new Server();
         $s->log = tempnam(sys_get_temp_dir(), 'ephpm-host-log-');
-        $cmd = array_merge([$bin, '--listen', '127.0.0.1:0'], $with_resp ? ['--resp', '127.0.0.1:0'] : [],
-            self::$extra, $args);
+        $cmd = array_merge($wrapper, [$bin, '--listen', '127.0.0.1:0'],
+            $with_resp ? ['--resp', '127.0.0.1:0'] : [], self::$extra, $args);
         $s->proc = proc_open($cmd, [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['file', $s->log, 'w']], $pipes);
         if (!is_resource($s->proc)) {
             throw new RuntimeException('cannot start ' . implode(' ', $cmd));
@@ -66,6 +70,12 @@ final class Server
                 "\nstderr: " . show((string)@file_get_contents($s->log)));
         }
         return $s;
+    }
+
+    /** The program's process id (a wrapper that execs it keeps the id). */
+    public function pid(): int
+    {
+        return (int)proc_get_status($this->proc)['pid'];
     }
 
     public function running(): bool
