@@ -2,10 +2,17 @@
 
 #include "rpc.h"
 
+#include <algorithm>
+#include <functional>
 #include <vector>
 
 namespace ephpm {
 namespace cluster {
+
+namespace {
+// The heap's order: the earliest deadline at the front.
+constexpr std::greater<std::pair<std::chrono::steady_clock::time_point, uint64_t>> kLater;
+}  // namespace
 
 void Rpc::Request(const std::string& address, MsgType type, std::string_view body,
                   int64_t timeout_ms, Done done, std::string_view tail) {
@@ -18,14 +25,15 @@ void Rpc::Request(const std::string& address, MsgType type, std::string_view bod
     // deadlines): rebuilt from what is pending, so that the heap stays
     // within twice the requests in flight.
     if (deadlines_.size() > 2 * pending_.size() + 1024) {
-      std::vector<Deadline> live;
-      live.reserve(pending_.size() + 1);
-      for (const auto& [pid, p] : pending_) live.emplace_back(p.due, pid);
-      deadlines_ = Deadlines(std::greater<Deadline>(), std::move(live));
+      // In place: there is room (pending_ is under half the size).
+      deadlines_.clear();
+      for (const auto& [pid, p] : pending_) deadlines_.emplace_back(p.due, pid);
+      std::make_heap(deadlines_.begin(), deadlines_.end(), kLater);
     }
     // The deadline first: should the table's insert throw, a deadline
     // without its request is dropped when it comes up.
-    deadlines_.emplace(due, id);
+    deadlines_.emplace_back(due, id);
+    std::push_heap(deadlines_.begin(), deadlines_.end(), kLater);
     pending_.emplace(id, Pending{std::move(done), address, due});
     try {
       ArmLocked(due);
@@ -65,13 +73,14 @@ void Rpc::Expire() {
     armed_ = false;
     const Time now = std::chrono::steady_clock::now();
     while (!deadlines_.empty()) {
-      const auto [due, id] = deadlines_.top();
+      const auto [due, id] = deadlines_.front();
       auto it = pending_.find(id);
       if (it != pending_.end() && due > now) break;
-      deadlines_.pop();
+      std::pop_heap(deadlines_.begin(), deadlines_.end(), kLater);
+      deadlines_.pop_back();
       if (it != pending_.end()) late.push_back(id);
     }
-    if (!deadlines_.empty()) ArmLocked(deadlines_.top().first);
+    if (!deadlines_.empty()) ArmLocked(deadlines_.front().first);
   }
   for (uint64_t id : late) Complete(id, false, {});
 }

@@ -119,6 +119,42 @@ TEST_CASE("rpc: answered requests do not pile up in the deadline heap", "[cluste
   CHECK(rpc.deadlines() <= 1024 + 1);
 }
 
+TEST_CASE("rpc: requests pending while the deadline heap is rebuilt keep their deadlines",
+          "[cluster][rpc]") {
+  // The heap is rebuilt in place from the pending table once most of its
+  // entries are stale; the requests still waiting then must time out, each
+  // once, in deadline order, whatever order the table gave them back in.
+  boost::asio::io_context io;
+  Sink sink;
+  Rpc rpc(&io, &sink);
+  std::mutex mu;
+  std::vector<int> expired;  // the waiting requests' timeouts, in the order they expired
+  for (int i = 19; i >= 0; --i) {
+    const int ms = 100 + 10 * i;
+    rpc.Request("peer:1", MsgType::kPing, "wait", ms, [&, ms](bool ok, std::string_view) {
+      std::lock_guard<std::mutex> l(mu);
+      expired.push_back(ok ? -ms : ms);
+    });
+  }
+  int answered = 0;
+  for (int i = 0; i < 5000; ++i) {  // several rebuilds (at 2 * 20 + 1024 entries)
+    rpc.Request("peer:1", MsgType::kPing, "b", 60000, [&](bool ok, std::string_view) {
+      answered += ok;
+    });
+    rpc.Complete(sink.ids.back(), true, "");
+  }
+  CHECK(answered == 5000);
+  CHECK(rpc.pending() == 20);
+  CHECK(rpc.deadlines() <= 2 * 20 + 1024 + 1);
+  std::thread t([&] { io.run_for(std::chrono::milliseconds(700)); });
+  t.join();
+  std::vector<int> want;
+  for (int i = 0; i < 20; ++i) want.push_back(100 + 10 * i);
+  std::lock_guard<std::mutex> l(mu);
+  CHECK(expired == want);
+  CHECK(rpc.pending() == 0);
+}
+
 TEST_CASE("rpc: no request times out once the timer is cancelled for a stop",
           "[cluster][rpc]") {
   boost::asio::io_context io;
