@@ -118,9 +118,19 @@ class HttpServer::Impl {
     return net::EndpointText(bound_);
   }
 
+  // A connection's stream and timer run on its strand, named by its type:
+  // a type-erased executor is copied onto the heap for every socket
+  // operation's work tracking (as the RESP session's and the cluster
+  // link's, docs/BENCHMARKS.md "Issue 19, target 3: the cluster link on a
+  // typed strand").
+  using Strand = asio::strand<asio::io_context::executor_type>;
+  using Stream = beast::basic_stream<tcp, Strand>;
+  using Timer = asio::basic_waitable_timer<std::chrono::steady_clock,
+                                           asio::wait_traits<std::chrono::steady_clock>, Strand>;
+
   class Session : public std::enable_shared_from_this<Session> {
    public:
-    Session(Impl* server, tcp::socket socket)
+    Session(Impl* server, Stream::socket_type socket)
         : server_(server), stream_(std::move(socket)), timer_(stream_.get_executor()) {
       boost::system::error_code ec;
       remote_ = stream_.socket().remote_endpoint(ec);
@@ -408,8 +418,8 @@ class HttpServer::Impl {
     }
 
     Impl* const server_;
-    beast::tcp_stream stream_;
-    asio::steady_timer timer_;  // receiving a request (ArmReceiveTimer)
+    Stream stream_;
+    Timer timer_;  // receiving a request (ArmReceiveTimer)
     uint64_t timer_gen_ = 0;
     bool timed_out_ = false;
     beast::flat_buffer buffer_;
@@ -427,7 +437,8 @@ class HttpServer::Impl {
 
  private:
   void Accept() {
-    acceptor_.async_accept(asio::make_strand(io_), [this](beast::error_code ec, tcp::socket s) {
+    acceptor_.async_accept(asio::make_strand(io_), [this](beast::error_code ec,
+                                                          Stream::socket_type s) {
       if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
       if (ec) {
         // E.g. out of file descriptors: the connection stays queued; retry
