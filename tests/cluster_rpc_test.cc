@@ -47,6 +47,19 @@ struct Outcome {
   std::string reply;
 };
 
+// Makes `n` requests with a deadline a minute away, each answered at once;
+// returns how many callbacks saw an answer.
+int AnswerAtOnce(Rpc* rpc, Sink* sink, int n) {
+  int answered = 0;
+  for (int i = 0; i < n; ++i) {
+    rpc->Request("peer:1", MsgType::kPing, "b", 60000, [&](bool ok, std::string_view) {
+      answered += ok;
+    });
+    rpc->Complete(sink->ids.back(), true, "");
+  }
+  return answered;
+}
+
 }  // namespace
 
 TEST_CASE("rpc: each request times out at its own deadline, in any order they were made",
@@ -107,14 +120,7 @@ TEST_CASE("rpc: answered requests do not pile up in the deadline heap", "[cluste
   boost::asio::io_context io;
   Sink sink;
   Rpc rpc(&io, &sink);
-  int answered = 0;
-  for (int i = 0; i < 100000; ++i) {
-    rpc.Request("peer:1", MsgType::kPing, "b", 60000, [&](bool ok, std::string_view) {
-      answered += ok;
-    });
-    rpc.Complete(sink.ids.back(), true, "");
-  }
-  CHECK(answered == 100000);
+  CHECK(AnswerAtOnce(&rpc, &sink, 100000) == 100000);
   CHECK(rpc.pending() == 0);
   CHECK(rpc.deadlines() <= 1024 + 1);
 }
@@ -136,14 +142,8 @@ TEST_CASE("rpc: requests pending while the deadline heap is rebuilt keep their d
       expired.push_back(ok ? -ms : ms);
     });
   }
-  int answered = 0;
-  for (int i = 0; i < 5000; ++i) {  // several rebuilds (at 2 * 20 + 1024 entries)
-    rpc.Request("peer:1", MsgType::kPing, "b", 60000, [&](bool ok, std::string_view) {
-      answered += ok;
-    });
-    rpc.Complete(sink.ids.back(), true, "");
-  }
-  CHECK(answered == 5000);
+  // Several rebuilds (at 2 * 20 + 1024 entries).
+  CHECK(AnswerAtOnce(&rpc, &sink, 5000) == 5000);
   CHECK(rpc.pending() == 20);
   CHECK(rpc.deadlines() <= 2 * 20 + 1024 + 1);
   std::thread t([&] { io.run_for(std::chrono::milliseconds(700)); });
