@@ -234,6 +234,7 @@ class HttpServer::Impl {
       method_ = std::string(req.method_string());
       target_ = std::string(req.target());
       keep_alive_ = req.keep_alive();
+      http10_ = req.version() == 10;
       head_ = req.method() == http::verb::head;
 
       std::string_view target = SV(req.target());
@@ -366,6 +367,10 @@ class HttpServer::Impl {
       res->set(http::field::server, "ephpm");
       res->set(http::field::date, HttpDate(time(nullptr)));
       res->keep_alive(!close);
+      // An HTTP/1.0 client keeps the connection only when the response says
+      // so (RFC 9112 9.3, and what ab -k, for one, waits for): without the
+      // header it reads to the end of the stream, which never comes.
+      if (!close && http10_) res->set(http::field::connection, "keep-alive");
       if (!keep_length) res->prepare_payload();
       status_ = static_cast<int>(res->result_int());
       bytes_ = res->has_content_length() ? std::stoull(std::string(res->at(http::field::content_length))) : 0;
@@ -428,6 +433,7 @@ class HttpServer::Impl {
     bool first_ = true;
     bool busy_ = false;
     bool keep_alive_ = false;
+    bool http10_ = false;  // the request being answered is HTTP/1.0
     bool head_ = false;
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     std::string method_ = "-", target_ = "-";

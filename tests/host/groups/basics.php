@@ -94,6 +94,32 @@ function group_basics(array $env): void
     check('HTTP/1.0: connection closed after the response', $c->atEof());
     $c->close();
 
+    // HTTP/1.0 asking for keep-alive (as ab -k does): the response says it
+    // is kept, else the client would wait for the close that never comes;
+    // the next request on it is served; one without the header closes it.
+    $c = new Conn($srv->port);
+    $c->send("GET /hello.php HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n");
+    $r = $c->readResponse();
+    check_eq('HTTP/1.0 keep-alive: answered with Connection: keep-alive and a length',
+        [200, 'hello', 'keep-alive', '5'],
+        [$r['status'] ?? null, $r['body'] ?? null, strtolower((string)header_of($r ?? [], 'Connection')),
+         header_of($r ?? [], 'Content-Length')]);
+    $c->send("GET /readme.txt HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    $r = $c->readResponse();
+    check_eq('HTTP/1.0 keep-alive: a static file keeps the connection too', [200, 'keep-alive'],
+        [$r['status'] ?? null, strtolower((string)header_of($r ?? [], 'Connection'))]);
+    $c->send("GET /.hidden HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    $r = $c->readResponse();
+    check_eq("HTTP/1.0 keep-alive: the server's own error keeps it too", [403, 'keep-alive'],
+        [$r['status'] ?? null, strtolower((string)header_of($r ?? [], 'Connection'))]);
+    $c->send("GET /hello.php HTTP/1.0\r\n\r\n");
+    $r = $c->readResponse();
+    check_eq('HTTP/1.0 keep-alive: a request without it is answered, then the connection closes',
+        [200, 'hello', 'close'],
+        [$r['status'] ?? null, $r['body'] ?? null, strtolower((string)header_of($r ?? [], 'Connection'))]);
+    check('HTTP/1.0 keep-alive: closed after the request without it', $c->atEof());
+    $c->close();
+
     // Absolute-form target.
     $r = http($srv, 'GET', "http://localhost:{$srv->port}/server.php?abs=1");
     $s = json_of($r, 'absolute-form');
