@@ -378,6 +378,7 @@ bool TcpTransport::Listen(const std::string& listen, std::string* address, std::
     return false;
   }
   std::string why;
+  MutexLock l(&accept_mu_);
   if (!net::Listen(&acceptor_, host, port, &why)) {
     // The reason as net::Listen gives it, after the address as configured.
     const std::string prefix = "cannot listen on " + host + ":" + std::to_string(port) + ": ";
@@ -392,8 +393,12 @@ bool TcpTransport::Listen(const std::string& listen, std::string* address, std::
 void TcpTransport::Start() { Accept(); }
 
 void TcpTransport::CloseAll() {
-  boost::system::error_code ec;
-  acceptor_.close(ec);
+  {
+    MutexLock l(&accept_mu_);
+    boost::system::error_code ec;
+    acceptor_.close(ec);
+    accept_retry_.cancel();
+  }
   std::vector<std::shared_ptr<Conn>> all;
   {
     MutexLock l(&mu_);
@@ -408,14 +413,20 @@ void TcpTransport::CloseAll() {
 }
 
 void TcpTransport::Accept() {
+  MutexLock l(&accept_mu_);
+  // A stopped transport accepts no more; CloseAll may have closed the
+  // acceptor meanwhile (on another I/O thread).
+  if (stopped_.load() || !acceptor_.is_open()) return;
   acceptor_.async_accept(asio::make_strand(*io_), [this](boost::system::error_code ec, Socket s) {
-    if (ec == asio::error::operation_aborted || stopped_.load() || !acceptor_.is_open()) return;
+    if (ec == asio::error::operation_aborted || stopped_.load()) return;
     if (ec) {
       // E.g. out of file descriptors: the connection stays queued; retry a
       // little later (net::kAcceptRetryDelay), not at once.
+      MutexLock l(&accept_mu_);
+      if (!acceptor_.is_open()) return;
       accept_retry_.expires_after(net::kAcceptRetryDelay);
       accept_retry_.async_wait([this](boost::system::error_code e) {
-        if (!e && !stopped_.load() && acceptor_.is_open()) Accept();
+        if (!e) Accept();
       });
       return;
     }

@@ -111,10 +111,14 @@ class TcpTransport final : public Transport {
   boost::asio::io_context* const io_;
   const size_t max_queue_bytes_;
   const TransportEvents events_;
-  boost::asio::ip::tcp::acceptor acceptor_;
-  // Waits before accepting again after a failed accept (Accept).  Like
-  // acceptor_, used by one handler at a time: the accept's or its own.
-  boost::asio::steady_timer accept_retry_;
+  // The listener and its retry timer are used by the accept's handler on
+  // one I/O thread and closed by CloseAll on another: asio's objects are
+  // not safe for concurrent use, hence the lock.  Taken with no other lock
+  // held (an asio handler never runs inside the call that starts it).
+  Mutex accept_mu_;
+  boost::asio::ip::tcp::acceptor acceptor_ ABSL_GUARDED_BY(accept_mu_);
+  // Waits before accepting again after a failed accept (Accept).
+  boost::asio::steady_timer accept_retry_ ABSL_GUARDED_BY(accept_mu_);
   std::atomic<bool> stopped_{false};
   std::atomic<bool> direct_held_{false};  // HoldDirectWrites
   std::atomic<uint64_t> frames_sent_{0};

@@ -70,7 +70,11 @@ class HttpServer::Impl {
   class Session;
 
   Impl(PhpHost* php, HttpServerOptions o)
-      : php_(php), options_(std::move(o)), acceptor_(io_), accept_retry_(io_) {}
+      : php_(php),
+        options_(std::move(o)),
+        accept_strand_(asio::make_strand(io_)),
+        acceptor_(io_),
+        accept_retry_(accept_strand_) {}
 
   ~Impl() { Stop(); }
 
@@ -96,9 +100,12 @@ class HttpServer::Impl {
   void Stop() {
     if (stopped_.exchange(true)) return;
     draining_.store(true);
-    asio::post(io_, [this] {
+    // On the accept strand, where the accept's handler runs: asio's
+    // acceptor is not safe for concurrent use.
+    asio::post(accept_strand_, [this] {
       boost::system::error_code ec;
       acceptor_.close(ec);
+      accept_retry_.cancel();
       for (const auto& s : sessions_.Live()) s->CloseIfIdle();
     });
     // Requests in flight finish; their connections then close.
@@ -443,30 +450,34 @@ class HttpServer::Impl {
 
  private:
   void Accept() {
-    acceptor_.async_accept(asio::make_strand(io_), [this](beast::error_code ec,
-                                                          Stream::socket_type s) {
-      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
-      if (ec) {
-        // E.g. out of file descriptors: the connection stays queued; retry
-        // a little later (net::kAcceptRetryDelay), not at once.
-        accept_retry_.expires_after(net::kAcceptRetryDelay);
-        accept_retry_.async_wait([this](beast::error_code e) {
-          if (!e && !stopped_.load() && acceptor_.is_open()) Accept();
-        });
-        return;
-      }
-      std::make_shared<Session>(this, std::move(s))->Start();
-      Accept();
-    });
+    // The handler runs on accept_strand_, as does Stop's close.
+    acceptor_.async_accept(
+        asio::make_strand(io_),
+        asio::bind_executor(accept_strand_, [this](beast::error_code ec, Stream::socket_type s) {
+          if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+          if (ec) {
+            // E.g. out of file descriptors: the connection stays queued; retry
+            // a little later (net::kAcceptRetryDelay), not at once.
+            accept_retry_.expires_after(net::kAcceptRetryDelay);
+            accept_retry_.async_wait([this](beast::error_code e) {
+              if (!e && !stopped_.load() && acceptor_.is_open()) Accept();
+            });
+            return;
+          }
+          std::make_shared<Session>(this, std::move(s))->Start();
+          Accept();
+        }));
   }
 
   PhpHost* const php_;
   const HttpServerOptions options_;
   std::string docroot_;
   asio::io_context io_;
+  // The acceptor's handlers and its close run here, one at a time.
+  asio::strand<asio::io_context::executor_type> accept_strand_;
   tcp::acceptor acceptor_;
-  // Waits before accepting again after a failed accept (Accept).  Like
-  // acceptor_, used by one handler at a time: the accept's or its own.
+  // Waits before accepting again after a failed accept (Accept); on
+  // accept_strand_.
   asio::steady_timer accept_retry_;
   tcp::endpoint bound_;
   std::vector<std::thread> threads_;

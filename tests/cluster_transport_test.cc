@@ -1,6 +1,7 @@
 // The TCP transport on its own: what it reports, and on which thread.
 
 #include <algorithm>
+#include <atomic>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
@@ -371,4 +372,57 @@ TEST_CASE("transport: what a cork held goes out whole when the socket or the lin
   CHECK(whole);
   CHECK(sender.broken.empty());
   CHECK(sender.dropped.empty());
+}
+
+TEST_CASE("transport: connections arriving while another I/O thread closes the transport",
+          "[cluster][transport]") {
+  // The accept's handler runs on one I/O thread and re-arms the accept;
+  // CloseAll (the node's Stop) closes the listener from another.  asio's
+  // acceptor is not safe for concurrent use, so the two must not overlap
+  // (ThreadSanitizer reports it where they do).  Once CloseAll has run, the
+  // port refuses connections: nothing re-armed the accept.
+  for (int round = 0; round < 100; ++round) {
+    boost::asio::io_context io;
+    auto work = boost::asio::make_work_guard(io);
+    TransportEvents events{
+        [](const std::shared_ptr<Conn>&, const Header&, std::string_view) { return true; },
+        [](const std::string&) {}, [](const std::string&) {}};
+    TcpTransport t(&io, 1 << 20, events);
+    std::string address, error;
+    REQUIRE(t.Listen("127.0.0.1:0", &address, &error));
+    const uint16_t port = static_cast<uint16_t>(std::stoi(address.substr(address.rfind(':') + 1)));
+    t.Start();
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 2; ++i) threads.emplace_back([&io] { io.run(); });
+    const boost::asio::ip::tcp::endpoint to(boost::asio::ip::make_address("127.0.0.1"), port);
+    std::atomic<bool> closing{false};
+    std::atomic<int> connected{0};
+    std::thread client([&] {
+      boost::asio::io_context cio;
+      while (!closing.load()) {
+        boost::asio::ip::tcp::socket s(cio);
+        boost::system::error_code ec;
+        s.connect(to, ec);
+        if (!ec) connected.fetch_add(1);
+      }
+    });
+    while (connected.load() < 10 + round % 20) std::this_thread::yield();
+    t.Stopping();
+    std::promise<void> closed;
+    boost::asio::post(io, [&] {
+      t.CloseAll();
+      closed.set_value();
+    });
+    closed.get_future().wait();
+    closing.store(true);
+    client.join();
+    boost::asio::io_context cio;
+    boost::asio::ip::tcp::socket s(cio);
+    boost::system::error_code ec;
+    s.connect(to, ec);
+    const bool refused = ec == boost::asio::error::connection_refused;
+    io.stop();
+    for (auto& th : threads) th.join();
+    REQUIRE(refused);
+  }
 }
