@@ -4,7 +4,9 @@
 #   scripts/test.sh            everything, against both PHP flavours: Debian's
 #                              PHP (cmake-build/) and a thread-safe PHP built
 #                              from Debian's source package (cmake-build-zts/;
-#                              built into a cache on first use, ~15 minutes)
+#                              built into a cache on first use, ~15 minutes;
+#                              there only the tests PHP is part of, the others
+#                              being the same programs as in cmake-build/)
 #   --php=debian | --php=zts   one flavour only
 #   --sanitize=address,undefined   the same under ASan+UBSan (cmake-build-asan*/)
 #   --sanitize=thread              the C++ suites under TSan with clang-14
@@ -56,6 +58,15 @@ for flavour in "${flavours[@]}"; do
   if [ -n "$sanitize" ]; then
     args+=(-DEPHPM_SANITIZE="$sanitize" -DEPHPM_BUILD_BENCH=OFF)
     build="${build/cmake-build/cmake-build-asan}"
+  elif [ "$flavour" = zts ]; then
+    # With both flavours, the programs that link no PHP ran in the Debian
+    # build: the same programs, not built and run again (tests/CMakeLists.txt).
+    # (Nor the benchmarks: their smoke test runs in the Debian build.)
+    if [ "${#flavours[@]}" -gt 1 ]; then
+      args+=(-DEPHPM_PHP_TESTS_ONLY=ON -DEPHPM_BUILD_BENCH=OFF)
+    else
+      args+=(-DEPHPM_PHP_TESTS_ONLY=OFF -DEPHPM_BUILD_BENCH=ON)
+    fi
   fi
   echo "=== tests against the $flavour PHP in $build"
   run "$build" "${args[@]}"
