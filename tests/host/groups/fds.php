@@ -62,7 +62,7 @@ function group_fds(array $env): void
     $cluster->send(str_repeat('not a cluster frame ', 4));
 
     // Every listener's accept now fails, again and again while the shortage
-    // lasts: retrying at once spun a core (1.0-1.3 s of CPU a second, with
+    // lasts: retrying at once spun a core (1.0-2.0 s of CPU a second, with
     // the HTTP or the cluster listener in that state); a retry after a pause
     // costs next to nothing.
     usleep(200000);
