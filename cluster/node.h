@@ -168,8 +168,11 @@ class ClusterNode final : public Replicator {
   bool SameOwner(const std::vector<std::string_view>& keys) override;
   std::string RemoteOwner(std::string_view key) override;
 
-#ifdef EPHPM_CLUSTER_TEST_HOOKS
-  // Test builds only: drop every frame to and from `peer` (a partition).
+  // The test hooks, defined only in the testing library
+  // (ephpm_cluster_testing, node_faults.cc): the shipped one has none, so a
+  // call to them from a shipped program does not link.
+  //
+  // Drop every frame to and from `peer` (a partition).
   void TestCutOff(const std::string& peer, bool cut);
   // Delay every frame this node sends to `peer`.
   void TestDelay(const std::string& peer, int64_t ms);
@@ -190,7 +193,6 @@ class ClusterNode final : public Replicator {
   // Decide every routed operation locally, as if there were no owner (the
   // design note's bugs, for the tests that show them).
   void TestForceLocalRouting(bool local);
-#endif
 
   class Impl;
 
