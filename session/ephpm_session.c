@@ -418,8 +418,10 @@ PS_CLOSE_FUNC(ephpm) {
 }
 
 /* The lock and the data of PS_READ, up to the point where only messages are
- * left to emit. */
-static zend_result read_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_string *key,
+ * left to emit.  Not inlined: PS_READ holds a zend_try (a setjmp), and gcc
+ * at -O1 (-Wclobbered) counts this function's locals among those a longjmp
+ * could clobber once they share its frame (none is read after the setjmp). */
+static zend_never_inline zend_result read_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_string *key,
                              zend_string **val, ps_messages *m) {
   switch_sid(ops, d, key, m);
   /* Read again (session_reset()) after running without the lock, or after
