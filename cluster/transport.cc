@@ -76,13 +76,19 @@ class Conn final : public std::enable_shared_from_this<Conn>, public CorkedLink 
         }));
   }
 
-  // Inbound: already connected.
+  // Inbound: already connected.  All of it on the strand, as everything
+  // that touches the socket: once the connection is in the inbound table,
+  // CloseAll (on another I/O thread) may close it (Shut, on the strand)
+  // while it is still being started.  Nothing to start when it has.
   void StartInbound() {
-    connected_ = true;
-    boost::system::error_code ignored;
-    socket_.set_option(tcp::no_delay(true), ignored);
-    Opened();
-    asio::dispatch(strand_, [self = shared_from_this()] { self->ReadHeader(); });
+    asio::dispatch(strand_, [self = shared_from_this()] {
+      if (self->closed()) return;
+      self->connected_ = true;
+      boost::system::error_code ignored;
+      self->socket_.set_option(tcp::no_delay(true), ignored);
+      self->Opened();
+      self->ReadHeader();
+    });
   }
 
   // Queues a frame, or writes it at once (see the class comment) when it is
