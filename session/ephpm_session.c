@@ -126,7 +126,8 @@ typedef struct {
   } items[MSG_MAX];
 } ps_messages;
 
-static void note(ps_messages *m, int type, const char *fmt, ...) ZEND_ATTRIBUTE_FORMAT(printf, 3, 4);
+static void note(ps_messages *m, int type, const char *fmt, ...)
+    ZEND_ATTRIBUTE_FORMAT(printf, 3, 4);
 
 static void note(ps_messages *m, int type, const char *fmt, ...) {
   if (m->count == MSG_MAX) {
@@ -421,8 +422,9 @@ PS_CLOSE_FUNC(ephpm) {
  * left to emit.  Not inlined: PS_READ holds a zend_try (a setjmp), and gcc
  * at -O1 (-Wclobbered) counts this function's locals among those a longjmp
  * could clobber once they share its frame (none is read after the setjmp). */
-static zend_never_inline zend_result read_data(const ephpm_kv_ops *ops, ephpm_ps_data *d, zend_string *key,
-                             zend_string **val, ps_messages *m) {
+static zend_never_inline zend_result read_data(const ephpm_kv_ops *ops, ephpm_ps_data *d,
+                                               zend_string *key, zend_string **val,
+                                               ps_messages *m) {
   switch_sid(ops, d, key, m);
   /* Read again (session_reset()) after running without the lock, or after
    * giving it back: try again, and apply ephpm.session_lock_failure afresh. */
