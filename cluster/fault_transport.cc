@@ -50,6 +50,15 @@ void FaultTransport::Send(const std::string& address, FramePtr frame, bool repli
   base_->Send(address, std::move(frame), replication);
 }
 
+void FaultTransport::Queueing(const std::string& address, MsgType type) {
+  const std::string peer = id_at_(address);
+  MutexLock l(&mu_);
+  auto f = fail_.find({peer, type});
+  if (f == fail_.end()) return;
+  if (--f->second == 0) fail_.erase(f);
+  throw std::bad_alloc();
+}
+
 void FaultTransport::Reply(const std::shared_ptr<Conn>& conn, const std::string& peer,
                            FramePtr frame) {
   int64_t delay = 0;

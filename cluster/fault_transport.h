@@ -38,6 +38,8 @@ class FaultTransport final : public Transport {
   void Send(const std::string& address, FramePtr frame, bool replication) override;
   void Reply(const std::shared_ptr<Conn>& conn, const std::string& peer, FramePtr frame) override;
   bool Delivers(std::string_view sender) override;
+  // Counts against FailSends of `type` as a Send of it would.
+  void Queueing(const std::string& address, MsgType type) override;
 
   // Drops every frame to and from `peer` while `cut`.
   void CutOff(const std::string& peer, bool cut);
@@ -47,7 +49,8 @@ class FaultTransport final : public Transport {
   void DelayReplication(const std::string& peer, int64_t ms);
   // The next `n` frames of `type` sent to `peer` make Send throw
   // std::bad_alloc, as when the frame could not be queued for lack of
-  // memory (nothing is sent).
+  // memory (nothing is sent); a request the node queues in a batch of its
+  // own counts when it is queued (Queueing).
   void FailSends(const std::string& peer, MsgType type, int n);
   // Holds every I/O thread (one blocking handler each) until called with
   // false, and meanwhile has the base transport leave every frame to those

@@ -189,6 +189,7 @@ bool ClusterNode::Impl::Info(ClusterInfo* info) const {
   info->counters.emplace_back("frames_sent", tcp_->frames_sent());
   info->counters.emplace_back("link_writes", tcp_->link_writes());
   info->counters.emplace_back("decision_batches", decision_batches_.load());
+  info->counters.emplace_back("route_batches", route_batches_sent_.load());
   info->members.clear();
   for (const auto& [id, m] : members_) {
     info->members.push_back(
@@ -296,7 +297,12 @@ bool ClusterNode::Impl::OnFrame(const std::shared_ptr<Conn>& c, const Header& h,
       if (store_ == nullptr) return true;  // not serving yet: the asker times out
       return OnRouteRequest(c, std::string(sender), h.request_id, &r);
     }
+    case MsgType::kRouteBatch: {
+      if (store_ == nullptr) return true;  // as kRouteRequest
+      return OnRouteBatch(c, std::string(sender), h.request_id, &r);
+    }
     case MsgType::kRouteReply:
+    case MsgType::kRouteBatchReply:
     case MsgType::kDecisionReply:
     case MsgType::kDecisionBatchReply: {
       rpc_.Complete(h.request_id, true, body);

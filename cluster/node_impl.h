@@ -265,6 +265,36 @@ class ClusterNode::Impl {
   // Settles a batch's decisions from its reply (kDecisionBatchReply).
   void SettleBatch(const std::vector<std::shared_ptr<Decision>>& ds, bool ok,
                    std::string_view reply) ABSL_LOCKS_EXCLUDED(mu_);
+  // An owner's route requests not yet sent: what a thread with a SendCork
+  // open asked of it in one pass (a RESP pipeline's part of a chain) leaves
+  // as one kRouteBatch when the cork releases, and the owner answers them
+  // all in one kRouteBatchReply.  Sent under `mu`, so that two flushes
+  // cannot swap: a chain's requests reach the owner in the order made.
+  struct RouteBatch final : CorkedLink {
+    // A request's answer: the owner's status byte (router.cc) and the
+    // encoded outcome.
+    using Done = std::function<void(uint8_t status, std::string_view outcome)>;
+    Impl* node = nullptr;
+    std::string address;
+    Mutex mu;  // before the Rpc's and the transport's locks
+    std::string entries ABSL_GUARDED_BY(mu);  // each request's fields, as a Str
+    std::vector<Done> dones ABSL_GUARDED_BY(mu);
+    int64_t deadline_ms ABSL_GUARDED_BY(mu) = 0;  // the earliest of theirs
+    void Uncork() noexcept override { node->FlushRoutes(this); }
+  };
+  std::shared_ptr<RouteBatch> RouteBatchFor(const std::string& address)
+      ABSL_LOCKS_EXCLUDED(batches_mu_);
+  // Queues a route request (its fields, without the sender) in the owner's
+  // batch and notes the batch in this thread's cork.  Throws (no memory)
+  // with nothing queued and `done` not called.
+  void QueueRoute(const std::string& address, const std::string& fields, int64_t deadline_ms,
+                  RouteBatch::Done done);
+  // Sends what the batch holds.  Requests that cannot be sent (no memory)
+  // are answered kRouteNotSent: nothing was applied, they may be asked again.
+  void FlushRoutes(RouteBatch* b) noexcept;
+  // Hands a kRouteBatchReply's answers to the requests, in order; a reply
+  // that is missing or malformed answers each as unreachable.
+  static void AnswerRoutes(std::vector<RouteBatch::Done>* dones, bool ok, std::string_view reply);
   // A member's side of one decision: judged, applied when confirmed.
   Verdict TakeDecision(std::string_view sender, std::string_view routing_key, int64_t deadline,
                        const Mutation& m, uint64_t epoch, uint64_t life);
@@ -291,9 +321,13 @@ class ClusterNode::Impl {
   template <RouteOp kOp>
   Routed<typename RoutedOp<kOp>::Outcome> Route(const RouteArgs& args);
   // A route request's body: the asker, the operation, the deadline, the
-  // arguments (and in strict mode the member list it was placed over).
+  // arguments (and in strict mode the member list it was placed over), the
+  // chain and position.  Its fields are the same without the asker (a
+  // kRouteBatch names the asker once).
   std::string RouteRequestBody(RouteOp op, const RouteArgs& args, int64_t deadline_ms,
                                const View& view, uint64_t chain, uint64_t position) const;
+  void RouteRequestFields(RouteOp op, const RouteArgs& args, int64_t deadline_ms,
+                          const View& view, uint64_t chain, uint64_t position, Writer* w) const;
   // Chains (ephpm/route_deferral.h).  The asking side: a new chain's number.
   uint64_t NewChainId();
   // The asking side, in strict mode's etcd paths, which decide in etcd
@@ -339,6 +373,27 @@ class ClusterNode::Impl {
   bool ReadFor(const RouteArgs& args, const AnswerFn& answer);
   bool OnRouteRequest(const std::shared_ptr<Conn>& c, const std::string& asker, uint64_t request_id,
                       Reader* r);
+  // A kRouteBatch: read whole (a batch cut anywhere decides none of it),
+  // each request then handled as OnRouteRequest would, in order; answered
+  // in one kRouteBatchReply once every one is.  False when malformed.
+  bool OnRouteBatch(const std::shared_ptr<Conn>& c, const std::string& asker, uint64_t request_id,
+                    Reader* r);
+  // One route request's fields, as read.
+  struct RouteItem {
+    RouteOp op{};
+    int64_t deadline = 0;
+    RouteArgs args;
+    uint64_t fingerprint = 0;
+    int64_t revision = 0;
+    uint64_t chain = 0;
+    uint64_t position = 0;
+  };
+  bool ReadRouteItem(Reader* r, RouteItem* item) const;
+  // The owner's handling of one request: refused (late, not the owner,
+  // not ready, a chain's gap) or decided (read) with answer(status,
+  // outcome) called once it is settled.  False for an unknown operation.
+  template <typename AnswerFn>
+  bool HandleRoute(RouteItem& item, const AnswerFn& answer);
   Verdict Judge(std::string_view decider, std::string_view routing_key, int64_t deadline,
                 uint64_t epoch, uint64_t life) ABSL_LOCKS_EXCLUDED(mu_);
   MemberRecord RecordOf(std::string_view id) const ABSL_LOCKS_EXCLUDED(mu_);
@@ -516,9 +571,11 @@ class ClusterNode::Impl {
   std::map<uint64_t, Chain> chains_ ABSL_GUARDED_BY(chain_mu_);
   Mutex batches_mu_;  // a leaf
   std::map<std::string, std::shared_ptr<DecisionBatch>> batches_ ABSL_GUARDED_BY(batches_mu_);
+  std::map<std::string, std::shared_ptr<RouteBatch>> route_batches_ ABSL_GUARDED_BY(batches_mu_);
   size_t chains_sweep_at_ ABSL_GUARDED_BY(chain_mu_) = 1024;
 
   std::atomic<uint64_t> decision_batches_{0};  // kDecisionBatch frames sent
+  std::atomic<uint64_t> route_batches_sent_{0};  // kRouteBatch frames sent
   std::atomic<uint64_t> mutations_published_{0};
   std::atomic<uint64_t> mutations_received_{0};
   std::atomic<uint64_t> frames_dropped_{0};  // replication frames over a peer's queue cap

@@ -54,6 +54,14 @@ struct Handoff {
 constexpr uint8_t kRouteRefused = 0;
 constexpr uint8_t kRouteDecided = 1;
 constexpr uint8_t kRouteUnconfirmed = 2;
+// Never on the wire: what the asker hands a request of a batch that could
+// not be sent (nothing applied: asked again), or that got no answer, or a
+// malformed one (outcome unknown).
+constexpr uint8_t kRouteNotSent = 0xfe;
+constexpr uint8_t kRouteNoAnswer = 0xff;
+
+// A status byte as read: one the wire does not define is no answer.
+constexpr uint8_t WireStatus(uint8_t status) { return status <= kRouteUnconfirmed ? status : kRouteNoAnswer; }
 
 ClusterNode::Impl::Placement ClusterNode::Impl::Place(std::string_view key) const {
   Placement p;
@@ -489,17 +497,120 @@ std::string ClusterNode::Impl::RouteRequestBody(RouteOp op, const RouteArgs& arg
                                                 uint64_t chain, uint64_t position) const {
   Writer w(Writer::kTypicalBody);
   w.Str(o_.node_id);
-  w.U8(static_cast<uint8_t>(op));
-  w.I64(deadline_ms);
-  EncodeArgs(op, args, &w);
+  RouteRequestFields(op, args, deadline_ms, view, chain, position, &w);
+  return std::move(w.out());
+}
+
+void ClusterNode::Impl::RouteRequestFields(RouteOp op, const RouteArgs& args, int64_t deadline_ms,
+                                           const View& view, uint64_t chain, uint64_t position,
+                                           Writer* w) const {
+  w->U8(static_cast<uint8_t>(op));
+  w->I64(deadline_ms);
+  EncodeArgs(op, args, w);
   if (etcd_) {
     // Strict mode: the member list this node computed the owner over.
-    w.U64(view.fingerprint);
-    w.I64(view.revision);
+    w->U64(view.fingerprint);
+    w->I64(view.revision);
   }
-  w.U64(chain);
-  w.U64(position);
-  return std::move(w.out());
+  w->U64(chain);
+  w->U64(position);
+}
+
+std::shared_ptr<ClusterNode::Impl::RouteBatch> ClusterNode::Impl::RouteBatchFor(
+    const std::string& address) {
+  MutexLock l(&batches_mu_);
+  std::shared_ptr<RouteBatch>& b = route_batches_[address];
+  if (b == nullptr) {
+    b = std::make_shared<RouteBatch>();
+    b->node = this;
+    b->address = address;
+  }
+  return b;
+}
+
+void ClusterNode::Impl::QueueRoute(const std::string& address, const std::string& fields,
+                                   int64_t deadline_ms, RouteBatch::Done done) {
+  net_->Queueing(address, MsgType::kRouteRequest);
+  const std::shared_ptr<RouteBatch> b = RouteBatchFor(address);
+  {
+    MutexLock l(&b->mu);
+    const size_t at = b->entries.size();
+    try {
+      char len[4];
+      EncodeU32(static_cast<uint32_t>(fields.size()), len);
+      b->entries.append(len, sizeof len).append(fields);
+      b->dones.push_back(std::move(done));
+    } catch (...) {
+      b->entries.resize(at);
+      throw;
+    }
+    if (b->deadline_ms == 0 || deadline_ms < b->deadline_ms) b->deadline_ms = deadline_ms;
+  }
+  try {
+    SendCork::Hold(b);
+  } catch (const std::bad_alloc&) {
+    // Not noted: it goes now (with whatever else the batch held).
+    FlushRoutes(b.get());
+  }
+}
+
+// One request as kRouteRequest would carry it costs a frame, an RPC entry
+// and an answer frame each; a pass's requests to one owner share them.
+void ClusterNode::Impl::FlushRoutes(RouteBatch* b) noexcept {
+  std::vector<RouteBatch::Done> unsent;
+  {
+    MutexLock l(&b->mu);
+    if (b->dones.empty()) return;
+    const int64_t timeout = std::max<int64_t>(1, b->deadline_ms - WallMs());
+    b->deadline_ms = 0;
+    std::shared_ptr<std::vector<RouteBatch::Done>> dones;
+    try {
+      dones = std::make_shared<std::vector<RouteBatch::Done>>();
+      dones->swap(b->dones);
+      Writer head;
+      head.Str(o_.node_id);
+      head.U32(static_cast<uint32_t>(dones->size()));
+      // The frame copies the entries: the batch keeps its buffer.
+      rpc_.Request(
+          b->address, MsgType::kRouteBatch, head.out(), timeout,
+          [dones](bool ok, std::string_view reply) { AnswerRoutes(dones.get(), ok, reply); },
+          b->entries);
+      route_batches_sent_.fetch_add(1, std::memory_order_relaxed);
+    } catch (...) {
+      // Not sent (Request throws before anything is queued): answered
+      // below, outside the batch's lock, as the callbacks reach the
+      // session.
+      unsent.swap(dones != nullptr ? *dones : b->dones);
+    }
+    b->entries.clear();
+  }
+  for (auto& done : unsent) done(kRouteNotSent, {});
+}
+
+void ClusterNode::Impl::AnswerRoutes(std::vector<RouteBatch::Done>* dones, bool ok,
+                                     std::string_view reply) {
+  // Checked whole first: a reply cut anywhere answers none of them.
+  Reader r(reply);
+  std::string_view sender;
+  uint32_t n = 0;
+  bool whole = ok && r.Str(&sender) && r.U32(&n) && n == dones->size();
+  const Reader answers = r;
+  for (uint32_t i = 0; whole && i < n; ++i) {
+    uint8_t status = 0;
+    std::string_view outcome;
+    whole = r.U8(&status) && r.Str(&outcome);
+  }
+  r = answers;
+  for (auto& done : *dones) {
+    uint8_t status = kRouteNoAnswer;
+    std::string_view outcome;
+    if (whole) {
+      r.U8(&status);
+      r.Str(&outcome);
+      status = WireStatus(status);
+    }
+    done(status, outcome);
+  }
 }
 
 uint64_t ClusterNode::Impl::NewChainId() {
@@ -620,28 +731,37 @@ bool ClusterNode::Impl::StartRoute(const RouteArgs& args, RouteDeferral* deferra
       }
       link = &*it;
     }
-    const int64_t timeout = std::max<int64_t>(1, deadline - WallMs());
-    rpc_.Request(p.address, MsgType::kRouteRequest,
-                 RouteRequestBody(kOp, args, deadline, *p.view, link ? link->id : 0,
-                                  link ? link->next : 0),
-                 timeout,
-                 [this, resume = std::move(resume), base = std::move(base)](
-                     bool ok, std::string_view reply) mutable {
-                   RouteAnswer a = std::move(base);
-                   Reader r(reply);
-                   std::string_view sender;
-                   uint8_t decided = 0;
-                   if (!ok || !r.Str(&sender) || !r.U8(&decided) ||
-                       (decided != kRouteRefused && decided != kRouteDecided)) {
-                     routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
-                   } else if (decided == kRouteRefused) {
-                     a.kind = RouteAnswer::Kind::kRetry;
-                   } else {
-                     a.kind = RouteAnswer::Kind::kAnswered;
-                     a.outcome.assign(reply.substr(reply.size() - r.remaining()));
-                   }
-                   (*resume)(std::move(a));
-                 });
+    auto finish = [this, resume = std::move(resume), base = std::move(base)](
+                      uint8_t status, std::string_view outcome) mutable {
+      RouteAnswer a = std::move(base);
+      if (status == kRouteRefused || status == kRouteNotSent) {
+        a.kind = RouteAnswer::Kind::kRetry;  // nothing applied
+      } else if (status == kRouteDecided) {
+        a.kind = RouteAnswer::Kind::kAnswered;
+        a.outcome.assign(outcome);
+      } else {
+        routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
+      }
+      (*resume)(std::move(a));
+    };
+    Writer w(Writer::kTypicalBody);
+    if (!SendCork::Open()) w.Str(o_.node_id);  // a kRouteRequest's body
+    RouteRequestFields(kOp, args, deadline, *p.view, link ? link->id : 0, link ? link->next : 0,
+                       &w);
+    if (SendCork::Open()) {
+      // With the pass's other requests to this owner, in one frame.
+      QueueRoute(p.address, w.out(), deadline, std::move(finish));
+    } else {
+      const int64_t timeout = std::max<int64_t>(1, deadline - WallMs());
+      rpc_.Request(p.address, MsgType::kRouteRequest, w.out(), timeout,
+                   [finish = std::move(finish)](bool ok, std::string_view reply) mutable {
+                     Reader r(reply);
+                     std::string_view sender;
+                     uint8_t status = kRouteNoAnswer;
+                     if (!ok || !r.Str(&sender) || !r.U8(&status)) status = kRouteNoAnswer;
+                     finish(WireStatus(status), reply.substr(reply.size() - r.remaining()));
+                   });
+    }
     if (link != nullptr) ++link->next;
     routed_calls_.fetch_add(1, std::memory_order_relaxed);
     return true;
@@ -945,6 +1065,39 @@ Routed<DelExReply> ClusterNode::Impl::RouteDelEx(std::string_view key,
   return Route<RouteOp::kDelEx>(a);
 }
 
+bool ClusterNode::Impl::ReadRouteItem(Reader* r, RouteItem* item) const {
+  uint8_t op_byte = 0;
+  if (!r->U8(&op_byte) || !r->I64(&item->deadline)) return false;
+  item->op = static_cast<RouteOp>(op_byte);
+  if (!DecodeArgs(item->op, r, &item->args)) return false;
+  if (etcd_ && (!r->U64(&item->fingerprint) || !r->I64(&item->revision))) return false;
+  return r->U64(&item->chain) && r->U64(&item->position);
+}
+
+template <typename AnswerFn>
+bool ClusterNode::Impl::HandleRoute(RouteItem& item, const AnswerFn& answer) {
+  const std::string_view routing = RoutingKey(item.op, item.args);
+  Placement p = Place(routing);
+  // Strict mode: the asker computed the owner over another member list.
+  // The one that read it earlier catches up: the asker reads etcd's list
+  // before it asks again, and this node too if the asker's is newer.
+  const bool other_list = etcd_ && p.view && item.fingerprint != p.view->fingerprint;
+  if (other_list && item.revision > p.view->revision) etcd_->RequestRefresh();
+  // A request of a chain whose predecessor was not decided here is
+  // refused, as every later one then is: the asker asks again, in order.
+  if (WallMs() + o_.max_clock_skew_ms >= item.deadline || p.kind != Placement::Kind::kHere ||
+      other_list || !CanDecide(*p.view) || !ChainAdmits(item.chain, item.position)) {
+    routed_refused_.fetch_add(1, std::memory_order_relaxed);
+    answer(kRouteRefused, std::string());
+    return true;
+  }
+  bool decided = true;  // a read is answered at once
+  const bool well_formed =
+      DecideOrRead(item.op, item.args, item.deadline, std::move(p.view), answer, &decided);
+  if (decided) ChainDecided(item.chain, item.position, item.deadline);
+  return well_formed;
+}
+
 // The owner's side of a route request.  A request past its deadline, for
 // a key this node does not own in its own view, or arriving while it may
 // not decide, is refused (the asker answers "unknown outcome"); else the
@@ -953,19 +1106,8 @@ Routed<DelExReply> ClusterNode::Impl::RouteDelEx(std::string_view key,
 // once confirmed.  False for a malformed request.
 bool ClusterNode::Impl::OnRouteRequest(const std::shared_ptr<Conn>& c, const std::string& asker,
                                        uint64_t request_id, Reader* r) {
-  uint8_t op_byte = 0;
-  int64_t deadline = 0;
-  if (!r->U8(&op_byte) || !r->I64(&deadline)) return false;
-  const auto op = static_cast<RouteOp>(op_byte);
-  RouteArgs args;
-  if (!DecodeArgs(op, r, &args)) return false;
-  uint64_t fingerprint = 0;
-  int64_t revision = 0;
-  if (etcd_ && (!r->U64(&fingerprint) || !r->I64(&revision))) return false;
-  uint64_t chain = 0;
-  uint64_t position = 0;
-  if (!r->U64(&chain) || !r->U64(&position)) return false;
-  const std::string_view routing = RoutingKey(op, args);
+  RouteItem item;
+  if (!ReadRouteItem(r, &item)) return false;
   auto answer = [this, c, asker, request_id](uint8_t status, const std::string& outcome) {
     Writer w(Writer::kTypicalBody);
     w.Str(o_.node_id);
@@ -973,23 +1115,62 @@ bool ClusterNode::Impl::OnRouteRequest(const std::shared_ptr<Conn>& c, const std
     w.out().append(outcome);
     Reply(c, asker, MsgType::kRouteReply, request_id, w.out());
   };
-  Placement p = Place(routing);
-  // Strict mode: the asker computed the owner over another member list.
-  // The one that read it earlier catches up: the asker reads etcd's list
-  // before it asks again, and this node too if the asker's is newer.
-  const bool other_list = etcd_ && p.view && fingerprint != p.view->fingerprint;
-  if (other_list && revision > p.view->revision) etcd_->RequestRefresh();
-  // A request of a chain whose predecessor was not decided here is
-  // refused, as every later one then is: the asker asks again, in order.
-  if (WallMs() + o_.max_clock_skew_ms >= deadline || p.kind != Placement::Kind::kHere ||
-      other_list || !CanDecide(*p.view) || !ChainAdmits(chain, position)) {
-    routed_refused_.fetch_add(1, std::memory_order_relaxed);
-    answer(kRouteRefused, "");
-    return true;
+  return HandleRoute(item, answer);
+}
+
+namespace {
+
+// A kRouteBatch's answers as they come (decisions settle on whichever
+// thread confirms them, reads and refusals at once); the reply goes when
+// the last one has.
+struct BatchAnswers {
+  Mutex mu;
+  std::vector<std::pair<uint8_t, std::string>> answers ABSL_GUARDED_BY(mu);
+  size_t left ABSL_GUARDED_BY(mu) = 0;
+};
+
+}  // namespace
+
+bool ClusterNode::Impl::OnRouteBatch(const std::shared_ptr<Conn>& c, const std::string& asker,
+                                     uint64_t request_id, Reader* r) {
+  uint32_t n = 0;
+  if (!r->U32(&n) || n == 0) return false;
+  std::vector<RouteItem> items;
+  items.reserve(std::min<uint32_t>(n, 4096));
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string_view fields;
+    if (!r->Str(&fields)) return false;
+    Reader fr(fields);
+    if (!ReadRouteItem(&fr, &items.emplace_back())) return false;
   }
-  bool decided = true;  // a read is answered at once
-  const bool well_formed = DecideOrRead(op, args, deadline, std::move(p.view), answer, &decided);
-  if (decided) ChainDecided(chain, position, deadline);
+  auto acc = std::make_shared<BatchAnswers>();
+  {
+    MutexLock l(&acc->mu);
+    acc->answers.resize(n);
+    acc->left = n;
+  }
+  bool well_formed = true;
+  for (uint32_t i = 0; i < n; ++i) {
+    auto answer = [this, c, asker, request_id, acc, i](uint8_t status, const std::string& outcome) {
+      std::vector<std::pair<uint8_t, std::string>> all;
+      {
+        MutexLock l(&acc->mu);
+        acc->answers[i] = {status, outcome};
+        if (--acc->left != 0) return;
+        all.swap(acc->answers);
+      }
+      Writer w(Writer::kTypicalBody);
+      w.Str(o_.node_id);
+      w.U32(static_cast<uint32_t>(all.size()));
+      for (const auto& [st, out] : all) {
+        w.U8(st);
+        w.Str(out);
+      }
+      Reply(c, asker, MsgType::kRouteBatchReply, request_id, w.out());
+    };
+    // (False only for an unknown operation, which ReadRouteItem refused.)
+    well_formed = HandleRoute(items[i], answer) && well_formed;
+  }
   return well_formed;
 }
 

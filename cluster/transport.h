@@ -50,6 +50,12 @@ class Transport {
   // some at once on the sender's thread otherwise).  The tests' pause
   // freezes those threads, and then nothing may leave the node.
   virtual void HoldDirectWrites(bool /*held*/) {}
+  // A request of `type` for `address` is about to be queued by the node
+  // itself, to leave later inside another frame (a batch of route
+  // requests).  The fault transport may throw std::bad_alloc here, as its
+  // Send would for that type: the tests' stand-in for a queue that could
+  // not grow.
+  virtual void Queueing(const std::string& /*address*/, MsgType /*type*/) {}
 };
 
 // What the transport tells its owner, with no transport lock held.  `frame`

@@ -40,6 +40,8 @@ enum class MsgType : uint8_t {
   kSyncDone = 13,      // "I applied the whole state you sent me (epoch)"
   kDecisionBatch = 14,       // several kDecision bodies for one member, judged in order
   kDecisionBatchReply = 15,  // the member's record of the decider and one verdict each
+  kRouteBatch = 16,          // several kRouteRequest bodies for one owner, decided in order
+  kRouteBatchReply = 17,     // one status and outcome each, in the order asked
 };
 
 enum class MemberState : uint8_t { kAlive = 0, kSuspect = 1, kDead = 2 };

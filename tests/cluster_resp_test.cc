@@ -655,13 +655,14 @@ TEST_CASE("cluster RESP: a chain whose owner freezes or dies mid-flight answers 
   }
 }
 
-TEST_CASE("cluster RESP: a pipeline's route requests leave together, a write per owner",
+TEST_CASE("cluster RESP: a pipeline's route requests leave together, a frame per owner",
           "[cluster][resp]") {
   // Each routed request used to go out in its own write (a sender's direct
   // write), waking its owner once each; the RESP thread now holds them in a
-  // cork until it has run what it read (ephpm/send_cork.h).  64 INCRs over
-  // keys of b and c, in one client write: far fewer link writes than frames,
-  // and the replies as run one by one.
+  // cork until it has run what it read (ephpm/send_cork.h), and a pass's
+  // requests to one owner leave as one kRouteBatch.  64 INCRs over keys of
+  // b and c, in one client write: a few frames and writes, not 64, and the
+  // replies as run one by one.
   RespTrio t;
   std::vector<std::string> keys;
   for (int i = 0; i < 4; ++i) {
@@ -672,16 +673,22 @@ TEST_CASE("cluster RESP: a pipeline's route requests leave together, a write per
   for (int i = 0; i < 64; ++i) batch += Encode({"INCR", keys[i % 4]});
   const uint64_t frames_before = ClusterCounter(t.a, "frames_sent");
   const uint64_t writes_before = ClusterCounter(t.a, "link_writes");
+  const uint64_t batches_before = ClusterCounter(t.a, "route_batches");
+  const uint64_t calls_before = cluster_test::Counter(t.a, "cluster_routed_calls");
   REQUIRE(cl.Send(batch));
   bool in_order = true;
   for (int i = 0; i < 64; ++i) in_order = in_order && cl.Reply() == Int(i / 4 + 1);
   CHECK(in_order);
   const uint64_t frames = ClusterCounter(t.a, "frames_sent") - frames_before;
   const uint64_t writes = ClusterCounter(t.a, "link_writes") - writes_before;
-  INFO("frames " << frames << ", writes " << writes);
-  CHECK(frames >= 64);
-  // The batch may be read in more than one read, and a's probes write too;
-  // one write per request would be 64.
+  const uint64_t batches = ClusterCounter(t.a, "route_batches") - batches_before;
+  INFO("frames " << frames << ", writes " << writes << ", route batches " << batches);
+  CHECK(cluster_test::Counter(t.a, "cluster_routed_calls") - calls_before == 64);
+  // The pipeline may be read in more than one read (a batch per owner
+  // each), and a's probes send and write too; a frame per request would be
+  // 64.
+  CHECK(batches >= 2);
+  CHECK(frames <= 16);
   CHECK(writes <= 16);
   for (const auto& k : keys) CHECK(t.c.Get(k) == "16");
 }
@@ -821,6 +828,45 @@ TEST_CASE("cluster RESP: a route request that cannot be sent answers OOM, in ord
   CHECK(cluster_test::Counter(t.b, "cluster_routed_refused") == refused);
   CHECK(Settled(t, kb) == "2");
   CHECK(cl.Call({"INCR", kb}) == Int(3));
+}
+
+TEST_CASE("cluster RESP: route requests whose batch cannot be sent are asked again, in order, "
+          "and applied once",
+          "[cluster][resp][oom]") {
+  // The requests were queued (each took its place in the chain), and the
+  // one frame that carries them failed when the cork released: nothing
+  // reached b, so each is asked again the waiting way, in request order,
+  // and decided once; b refuses none of them (no chain position is asked
+  // of it out of order).
+  RespTrio t;
+  const std::string kb = KeyOwnedBy(t.a, "b", "oomb:");
+  const std::string kc = KeyOwnedBy(t.a, "c", "oomb:");
+  const uint64_t refused = cluster_test::Counter(t.b, "cluster_routed_refused");
+  Client cl(t.port());
+  SECTION("a pass's requests to one owner") {
+    t.a.node->TestFailSends("b", Type(ephpm::cluster::MsgType::kRouteBatch), 1);
+    REQUIRE(cl.Send(Encode({"INCR", kb}) + Encode({"INCR", kb}) + Encode({"INCR", kb}) +
+                    Encode({"PING"})));
+    CHECK(cl.Reply() == Int(1));
+    CHECK(cl.Reply() == Int(2));
+    CHECK(cl.Reply() == Int(3));
+    CHECK(cl.Reply() == "+PONG\r\n");
+    CHECK(Settled(t, kb) == "3");
+  }
+  SECTION("behind a request to another owner, answered late") {
+    t.c.node->TestDelay("a", 200);
+    t.a.node->TestFailSends("b", Type(ephpm::cluster::MsgType::kRouteBatch), 1);
+    REQUIRE(cl.Send(Encode({"INCR", kc}) + Encode({"INCR", kb}) + Encode({"INCR", kb}) +
+                    Encode({"PING"})));
+    CHECK(cl.Reply() == Int(1));
+    CHECK(cl.Reply() == Int(1));
+    CHECK(cl.Reply() == Int(2));
+    CHECK(cl.Reply() == "+PONG\r\n");
+    t.c.node->TestDelay("a", 0);
+    CHECK(Settled(t, kb) == "2");
+    CHECK(Settled(t, kc) == "1");
+  }
+  CHECK(cluster_test::Counter(t.b, "cluster_routed_refused") == refused);
 }
 
 TEST_CASE("cluster RESP: decisions whose frames cannot be sent fail as unknown, and the copies "

@@ -671,6 +671,104 @@ TEST_CASE("cluster: a batch of decisions is read whole before any of it is appli
   CHECK(AllAlive(t.all(), {"a", "b", "c"}));
 }
 
+// A batch of route requests (kRouteBatch: what an asker's pass asked of one
+// owner) is read whole before any of it is decided: cut anywhere, or
+// holding no request, it closes the link and decides nothing; whole, its
+// requests are handled in order, as one kRouteRequest each would be (a
+// chain's gap refused), and answered in one kRouteBatchReply, a status and
+// an outcome each, in the order asked.
+TEST_CASE("cluster: a batch of route requests is read whole and answered in order", "[cluster]") {
+  using ephpm::cluster::MsgType;
+  using ephpm::cluster::RouteArgs;
+  using ephpm::cluster::RouteOp;
+  using ephpm::cluster::Writer;
+  Trio t;
+  t.Converge();
+  const std::string key = KeyOwnedBy(t.a, "a", "routebatch:");
+  const std::string host = HostOf(t.a.address());
+  const int port = PortOf(t.a.address());
+  const int64_t deadline = WallMs() + 60'000;
+  // INCRBY key 5 as request `position` of chain 0x5eed; GET key when `read`.
+  auto fields = [&](uint64_t position, bool read) {
+    RouteArgs args;
+    args.key = key;
+    args.delta = 5;
+    const RouteOp op = read ? RouteOp::kGet : RouteOp::kIncrBy;
+    Writer w;
+    w.U8(static_cast<uint8_t>(op));
+    w.I64(deadline);
+    ephpm::cluster::EncodeArgs(op, args, &w);
+    w.U64(read ? 0 : 0x5eed);
+    w.U64(read ? 0 : position);
+    return w.out();
+  };
+  // Positions 0 and 1, a read, then 3: its predecessor (2) was never asked.
+  Writer batch;
+  batch.Str("b");
+  batch.U32(4);
+  batch.Str(fields(0, false));
+  batch.Str(fields(1, false));
+  batch.Str(fields(0, true));
+  batch.Str(fields(3, false));
+  const std::string whole = batch.out();
+  for (size_t cut = 0; cut < whole.size(); ++cut) {
+    INFO("batch cut to " << cut << " of " << whole.size() << " bytes");
+    const int fd = ConnectTcp(host, port);
+    REQUIRE(fd >= 0);
+    CHECK(SendAndExpectClose(fd, ephpm::cluster::Frame(MsgType::kRouteBatch, 5, whole.substr(0, cut)),
+                             2000));
+  }
+  {
+    Writer empty;
+    empty.Str("b");
+    empty.U32(0);
+    const int fd = ConnectTcp(host, port);
+    REQUIRE(fd >= 0);
+    CHECK(SendAndExpectClose(fd, ephpm::cluster::Frame(MsgType::kRouteBatch, 6, empty.out()),
+                             2000));
+  }
+  CHECK(t.a.Get(key) == "<missing>");
+  const int fd = ConnectTcp(host, port);
+  REQUIRE(fd >= 0);
+  ephpm::cluster::Header h{};
+  std::string reply;
+  REQUIRE(Exchange(fd, ephpm::cluster::Frame(MsgType::kRouteBatch, 7, whole), &h, &reply));
+  close(fd);
+  CHECK(h.type == MsgType::kRouteBatchReply);
+  CHECK(h.request_id == 7);
+  ephpm::cluster::Reader r(reply);
+  std::string_view sender;
+  uint32_t n = 0;
+  REQUIRE(r.Str(&sender));
+  CHECK(sender == "a");
+  REQUIRE(r.U32(&n));
+  REQUIRE(n == 4);
+  uint8_t status[4] = {9, 9, 9, 9};
+  std::string_view outcome[4];
+  for (int i = 0; i < 4; ++i) {
+    REQUIRE(r.U8(&status[i]));
+    REQUIRE(r.Str(&outcome[i]));
+  }
+  CHECK(r.done());
+  CHECK(status[0] == 1);  // decided
+  CHECK(status[1] == 1);
+  CHECK(status[2] == 1);  // read
+  CHECK(status[3] == 0);  // refused
+  CHECK(outcome[3].empty());
+  // Each outcome is that request's own, in the order asked: the two
+  // increments, then the read made after them.
+  ephpm::IncrByReply first, second;
+  ephpm::GetReply read;
+  REQUIRE(ephpm::cluster::OutcomeCodec<ephpm::IncrByReply>::Decode(outcome[0], &first));
+  REQUIRE(ephpm::cluster::OutcomeCodec<ephpm::IncrByReply>::Decode(outcome[1], &second));
+  REQUIRE(ephpm::cluster::OutcomeCodec<ephpm::GetReply>::Decode(outcome[2], &read));
+  CHECK(first.value == 5);
+  CHECK(second.value == 10);
+  CHECK(read.value == "10");
+  CHECK(WaitFor(3000, [&] { return t.Everywhere(key, "10"); }) >= 0);
+  CHECK(AllAlive(t.all(), {"a", "b", "c"}));
+}
+
 // The owner's chain map (ClusterNode::Impl::ChainAdmits): a chain is
 // forgotten only once the deadline of its last decided request has passed,
 // swept when the map has grown to 1024 chains, then to twice what the last
