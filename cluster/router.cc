@@ -61,7 +61,9 @@ constexpr uint8_t kRouteNotSent = 0xfe;
 constexpr uint8_t kRouteNoAnswer = 0xff;
 
 // A status byte as read: one the wire does not define is no answer.
-constexpr uint8_t WireStatus(uint8_t status) { return status <= kRouteUnconfirmed ? status : kRouteNoAnswer; }
+constexpr uint8_t WireStatus(uint8_t status) {
+  return status <= kRouteUnconfirmed ? status : kRouteNoAnswer;
+}
 
 ClusterNode::Impl::Placement ClusterNode::Impl::Place(std::string_view key) const {
   Placement p;

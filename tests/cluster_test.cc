@@ -715,8 +715,8 @@ TEST_CASE("cluster: a batch of route requests is read whole and answered in orde
     INFO("batch cut to " << cut << " of " << whole.size() << " bytes");
     const int fd = ConnectTcp(host, port);
     REQUIRE(fd >= 0);
-    CHECK(SendAndExpectClose(fd, ephpm::cluster::Frame(MsgType::kRouteBatch, 5, whole.substr(0, cut)),
-                             2000));
+    CHECK(SendAndExpectClose(
+        fd, ephpm::cluster::Frame(MsgType::kRouteBatch, 5, whole.substr(0, cut)), 2000));
   }
   {
     Writer empty;
