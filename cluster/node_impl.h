@@ -270,31 +270,37 @@ class ClusterNode::Impl {
   // as one kRouteBatch when the cork releases, and the owner answers them
   // all in one kRouteBatchReply.  Sent under `mu`, so that two flushes
   // cannot swap: a chain's requests reach the owner in the order made.
+  // A request started by StartRoute, until answered: where its answer goes.
+  struct StartedRoute {
+    RouteDeferral::Resume resume;
+    RouteAnswer base;  // its ticket, operation and key
+  };
+  // Hands a started request its answer: the owner's status byte (router.cc)
+  // and the encoded outcome.
+  void FinishRoute(StartedRoute& r, uint8_t status, std::string_view outcome);
   struct RouteBatch final : CorkedLink {
-    // A request's answer: the owner's status byte (router.cc) and the
-    // encoded outcome.
-    using Done = std::function<void(uint8_t status, std::string_view outcome)>;
     Impl* node = nullptr;
     std::string address;
     Mutex mu;  // before the Rpc's and the transport's locks
     std::string entries ABSL_GUARDED_BY(mu);  // each request's fields, as a Str
-    std::vector<Done> dones ABSL_GUARDED_BY(mu);
+    std::vector<StartedRoute> started ABSL_GUARDED_BY(mu);
     int64_t deadline_ms ABSL_GUARDED_BY(mu) = 0;  // the earliest of theirs
     void Uncork() noexcept override { node->FlushRoutes(this); }
   };
   std::shared_ptr<RouteBatch> RouteBatchFor(const std::string& address)
       ABSL_LOCKS_EXCLUDED(batches_mu_);
-  // Queues a route request (its fields, without the sender) in the owner's
-  // batch and notes the batch in this thread's cork.  Throws (no memory)
-  // with nothing queued and `done` not called.
-  void QueueRoute(const std::string& address, const std::string& fields, int64_t deadline_ms,
-                  RouteBatch::Done done);
+  // Queues a route request (its fields, written straight into the batch)
+  // in the owner's batch and notes the batch in this thread's cork.
+  // Throws (no memory) with nothing queued and `r` left as it was.
+  void QueueRoute(const std::string& address, RouteOp op, const RouteArgs& args,
+                  int64_t deadline_ms, const View& view, uint64_t chain, uint64_t position,
+                  StartedRoute& r);
   // Sends what the batch holds.  Requests that cannot be sent (no memory)
   // are answered kRouteNotSent: nothing was applied, they may be asked again.
   void FlushRoutes(RouteBatch* b) noexcept;
   // Hands a kRouteBatchReply's answers to the requests, in order; a reply
   // that is missing or malformed answers each as unreachable.
-  static void AnswerRoutes(std::vector<RouteBatch::Done>* dones, bool ok, std::string_view reply);
+  void AnswerRoutes(std::vector<StartedRoute>* started, bool ok, std::string_view reply);
   // A member's side of one decision: judged, applied when confirmed.
   Verdict TakeDecision(std::string_view sender, std::string_view routing_key, int64_t deadline,
                        const Mutation& m, uint64_t epoch, uint64_t life);

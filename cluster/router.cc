@@ -530,22 +530,29 @@ std::shared_ptr<ClusterNode::Impl::RouteBatch> ClusterNode::Impl::RouteBatchFor(
   return b;
 }
 
-void ClusterNode::Impl::QueueRoute(const std::string& address, const std::string& fields,
-                                   int64_t deadline_ms, RouteBatch::Done done) {
+void ClusterNode::Impl::QueueRoute(const std::string& address, RouteOp op, const RouteArgs& args,
+                                   int64_t deadline_ms, const View& view, uint64_t chain,
+                                   uint64_t position, StartedRoute& r) {
   net_->Queueing(address, MsgType::kRouteRequest);
   const std::shared_ptr<RouteBatch> b = RouteBatchFor(address);
   {
     MutexLock l(&b->mu);
-    const size_t at = b->entries.size();
+    // Written in place, behind a length patched in after (no copy of the
+    // fields through a buffer of their own).
+    Writer w;
+    w.out().swap(b->entries);
+    const size_t at = w.out().size();
     try {
-      char len[4];
-      EncodeU32(static_cast<uint32_t>(fields.size()), len);
-      b->entries.append(len, sizeof len).append(fields);
-      b->dones.push_back(std::move(done));
+      w.U32(0);
+      RouteRequestFields(op, args, deadline_ms, view, chain, position, &w);
+      EncodeU32(static_cast<uint32_t>(w.out().size() - at - 4), w.out().data() + at);
+      b->started.push_back(std::move(r));
     } catch (...) {
-      b->entries.resize(at);
+      w.out().resize(at);
+      w.out().swap(b->entries);
       throw;
     }
+    w.out().swap(b->entries);
     if (b->deadline_ms == 0 || deadline_ms < b->deadline_ms) b->deadline_ms = deadline_ms;
   }
   try {
@@ -559,43 +566,49 @@ void ClusterNode::Impl::QueueRoute(const std::string& address, const std::string
 // One request as kRouteRequest would carry it costs a frame, an RPC entry
 // and an answer frame each; a pass's requests to one owner share them.
 void ClusterNode::Impl::FlushRoutes(RouteBatch* b) noexcept {
-  std::vector<RouteBatch::Done> unsent;
+  std::vector<StartedRoute> unsent;
   {
     MutexLock l(&b->mu);
-    if (b->dones.empty()) return;
+    if (b->started.empty()) return;
     const int64_t timeout = std::max<int64_t>(1, b->deadline_ms - WallMs());
     b->deadline_ms = 0;
-    std::shared_ptr<std::vector<RouteBatch::Done>> dones;
+    std::shared_ptr<std::vector<StartedRoute>> started;
     try {
-      dones = std::make_shared<std::vector<RouteBatch::Done>>();
-      dones->swap(b->dones);
+      // Moved over, so that the batch keeps its vector's room for the next
+      // pass (a pass of five regrew it from empty in three allocations).
+      started = std::make_shared<std::vector<StartedRoute>>();
+      started->reserve(b->started.size());
+      for (StartedRoute& r : b->started) started->push_back(std::move(r));
+      b->started.clear();
       Writer head;
       head.Str(o_.node_id);
-      head.U32(static_cast<uint32_t>(dones->size()));
+      head.U32(static_cast<uint32_t>(started->size()));
       // The frame copies the entries: the batch keeps its buffer.
       rpc_.Request(
           b->address, MsgType::kRouteBatch, head.out(), timeout,
-          [dones](bool ok, std::string_view reply) { AnswerRoutes(dones.get(), ok, reply); },
+          [this, started](bool ok, std::string_view reply) {
+            AnswerRoutes(started.get(), ok, reply);
+          },
           b->entries);
       route_batches_sent_.fetch_add(1, std::memory_order_relaxed);
     } catch (...) {
       // Not sent (Request throws before anything is queued): answered
       // below, outside the batch's lock, as the callbacks reach the
       // session.
-      unsent.swap(dones != nullptr ? *dones : b->dones);
+      unsent.swap(b->started.empty() ? *started : b->started);
     }
     b->entries.clear();
   }
-  for (auto& done : unsent) done(kRouteNotSent, {});
+  for (auto& r : unsent) FinishRoute(r, kRouteNotSent, {});
 }
 
-void ClusterNode::Impl::AnswerRoutes(std::vector<RouteBatch::Done>* dones, bool ok,
+void ClusterNode::Impl::AnswerRoutes(std::vector<StartedRoute>* started, bool ok,
                                      std::string_view reply) {
   // Checked whole first: a reply cut anywhere answers none of them.
   Reader r(reply);
   std::string_view sender;
   uint32_t n = 0;
-  bool whole = ok && r.Str(&sender) && r.U32(&n) && n == dones->size();
+  bool whole = ok && r.Str(&sender) && r.U32(&n) && n == started->size();
   const Reader answers = r;
   for (uint32_t i = 0; whole && i < n; ++i) {
     uint8_t status = 0;
@@ -603,7 +616,7 @@ void ClusterNode::Impl::AnswerRoutes(std::vector<RouteBatch::Done>* dones, bool 
     whole = r.U8(&status) && r.Str(&outcome);
   }
   r = answers;
-  for (auto& done : *dones) {
+  for (auto& s : *started) {
     uint8_t status = kRouteNoAnswer;
     std::string_view outcome;
     if (whole) {
@@ -611,8 +624,21 @@ void ClusterNode::Impl::AnswerRoutes(std::vector<RouteBatch::Done>* dones, bool 
       r.Str(&outcome);
       status = WireStatus(status);
     }
-    done(status, outcome);
+    FinishRoute(s, status, outcome);
   }
+}
+
+void ClusterNode::Impl::FinishRoute(StartedRoute& r, uint8_t status, std::string_view outcome) {
+  RouteAnswer a = std::move(r.base);
+  if (status == kRouteRefused || status == kRouteNotSent) {
+    a.kind = RouteAnswer::Kind::kRetry;  // nothing applied
+  } else if (status == kRouteDecided) {
+    a.kind = RouteAnswer::Kind::kAnswered;
+    a.outcome.assign(outcome);
+  } else {
+    routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
+  }
+  (*r.resume)(std::move(a));
 }
 
 uint64_t ClusterNode::Impl::NewChainId() {
@@ -733,35 +759,25 @@ bool ClusterNode::Impl::StartRoute(const RouteArgs& args, RouteDeferral* deferra
       }
       link = &*it;
     }
-    auto finish = [this, resume = std::move(resume), base = std::move(base)](
-                      uint8_t status, std::string_view outcome) mutable {
-      RouteAnswer a = std::move(base);
-      if (status == kRouteRefused || status == kRouteNotSent) {
-        a.kind = RouteAnswer::Kind::kRetry;  // nothing applied
-      } else if (status == kRouteDecided) {
-        a.kind = RouteAnswer::Kind::kAnswered;
-        a.outcome.assign(outcome);
-      } else {
-        routed_unreachable_.fetch_add(1, std::memory_order_relaxed);
-      }
-      (*resume)(std::move(a));
-    };
-    Writer w(Writer::kTypicalBody);
-    if (!SendCork::Open()) w.Str(o_.node_id);  // a kRouteRequest's body
-    RouteRequestFields(kOp, args, deadline, *p.view, link ? link->id : 0, link ? link->next : 0,
-                       &w);
+    StartedRoute started{std::move(resume), std::move(base)};
+    const uint64_t chain_id = link ? link->id : 0;
+    const uint64_t position = link ? link->next : 0;
     if (SendCork::Open()) {
       // With the pass's other requests to this owner, in one frame.
-      QueueRoute(p.address, w.out(), deadline, std::move(finish));
+      QueueRoute(p.address, kOp, args, deadline, *p.view, chain_id, position, started);
     } else {
+      Writer w(Writer::kTypicalBody);
+      w.Str(o_.node_id);
+      RouteRequestFields(kOp, args, deadline, *p.view, chain_id, position, &w);
       const int64_t timeout = std::max<int64_t>(1, deadline - WallMs());
       rpc_.Request(p.address, MsgType::kRouteRequest, w.out(), timeout,
-                   [finish = std::move(finish)](bool ok, std::string_view reply) mutable {
+                   [this, started = std::move(started)](bool ok, std::string_view reply) mutable {
                      Reader r(reply);
                      std::string_view sender;
                      uint8_t status = kRouteNoAnswer;
                      if (!ok || !r.Str(&sender) || !r.U8(&status)) status = kRouteNoAnswer;
-                     finish(WireStatus(status), reply.substr(reply.size() - r.remaining()));
+                     FinishRoute(started, WireStatus(status),
+                                 reply.substr(reply.size() - r.remaining()));
                    });
     }
     if (link != nullptr) ++link->next;

@@ -590,6 +590,45 @@ TEST_CASE("cluster: a malformed or cut frame body closes the link and changes no
   CHECK(AllAlive(t.all(), {"a", "b", "c"}));
 }
 
+namespace {
+
+// A batch frame of `type` from "b" (its body `whole`: the sender, a count,
+// the entries) sent to host:port cut at every length short of whole, then
+// with a count of 0: each must make the node close the link.
+void ExpectCutBatchesClose(const std::string& host, int port, ephpm::cluster::MsgType type,
+                           const std::string& whole) {
+  for (size_t cut = 0; cut < whole.size(); ++cut) {
+    INFO("batch cut to " << cut << " of " << whole.size() << " bytes");
+    const int fd = ConnectTcp(host, port);
+    REQUIRE(fd >= 0);
+    CHECK(SendAndExpectClose(fd, ephpm::cluster::Frame(type, 5, whole.substr(0, cut)), 2000));
+  }
+  ephpm::cluster::Writer empty;
+  empty.Str("b");
+  empty.U32(0);
+  const int fd = ConnectTcp(host, port);
+  REQUIRE(fd >= 0);
+  CHECK(SendAndExpectClose(fd, ephpm::cluster::Frame(type, 6, empty.out()), 2000));
+}
+
+// The whole batch, sent as request 7; the reply's body once checked to be
+// a `reply_type` answering 7.
+std::string ExchangeBatch(const std::string& host, int port, ephpm::cluster::MsgType type,
+                          ephpm::cluster::MsgType reply_type, const std::string& whole) {
+  const int fd = ConnectTcp(host, port);
+  REQUIRE(fd >= 0);
+  ephpm::cluster::Header h{};
+  std::string reply;
+  const bool got = Exchange(fd, ephpm::cluster::Frame(type, 7, whole), &h, &reply);
+  close(fd);
+  REQUIRE(got);
+  CHECK(h.type == reply_type);
+  CHECK(h.request_id == 7);
+  return reply;
+}
+
+}  // namespace
+
 // A batch of decisions (kDecisionBatch: what an owner decided in one pass,
 // for one member) is read whole before any of it is judged: cut anywhere,
 // or holding no decision, it closes the link and applies nothing; whole, it
@@ -625,32 +664,11 @@ TEST_CASE("cluster: a batch of decisions is read whole before any of it is appli
   entry(k1, "one", &batch);
   entry(k2, "two", &batch);
   const std::string whole = batch.out();
-  for (size_t cut = 0; cut < whole.size(); ++cut) {
-    INFO("batch cut to " << cut << " of " << whole.size() << " bytes");
-    const int fd = ConnectTcp(host, port);
-    REQUIRE(fd >= 0);
-    CHECK(SendAndExpectClose(fd, ephpm::cluster::Frame(MsgType::kDecisionBatch, 5, whole.substr(0, cut)),
-                             2000));
-  }
-  {
-    Writer empty;
-    empty.Str("b");
-    empty.U32(0);
-    const int fd = ConnectTcp(host, port);
-    REQUIRE(fd >= 0);
-    CHECK(SendAndExpectClose(fd, ephpm::cluster::Frame(MsgType::kDecisionBatch, 6, empty.out()),
-                             2000));
-  }
+  ExpectCutBatchesClose(host, port, MsgType::kDecisionBatch, whole);
   CHECK(t.a.Get(k1) == "<missing>");
   CHECK(t.a.Get(k2) == "<missing>");
-  const int fd = ConnectTcp(host, port);
-  REQUIRE(fd >= 0);
-  ephpm::cluster::Header h{};
-  std::string reply;
-  REQUIRE(Exchange(fd, ephpm::cluster::Frame(MsgType::kDecisionBatch, 7, whole), &h, &reply));
-  close(fd);
-  CHECK(h.type == MsgType::kDecisionBatchReply);
-  CHECK(h.request_id == 7);
+  const std::string reply =
+      ExchangeBatch(host, port, MsgType::kDecisionBatch, MsgType::kDecisionBatchReply, whole);
   ephpm::cluster::Reader r(reply);
   std::string_view sender;
   ephpm::cluster::MemberRecord record;
@@ -711,31 +729,10 @@ TEST_CASE("cluster: a batch of route requests is read whole and answered in orde
   batch.Str(fields(0, true));
   batch.Str(fields(3, false));
   const std::string whole = batch.out();
-  for (size_t cut = 0; cut < whole.size(); ++cut) {
-    INFO("batch cut to " << cut << " of " << whole.size() << " bytes");
-    const int fd = ConnectTcp(host, port);
-    REQUIRE(fd >= 0);
-    CHECK(SendAndExpectClose(
-        fd, ephpm::cluster::Frame(MsgType::kRouteBatch, 5, whole.substr(0, cut)), 2000));
-  }
-  {
-    Writer empty;
-    empty.Str("b");
-    empty.U32(0);
-    const int fd = ConnectTcp(host, port);
-    REQUIRE(fd >= 0);
-    CHECK(SendAndExpectClose(fd, ephpm::cluster::Frame(MsgType::kRouteBatch, 6, empty.out()),
-                             2000));
-  }
+  ExpectCutBatchesClose(host, port, MsgType::kRouteBatch, whole);
   CHECK(t.a.Get(key) == "<missing>");
-  const int fd = ConnectTcp(host, port);
-  REQUIRE(fd >= 0);
-  ephpm::cluster::Header h{};
-  std::string reply;
-  REQUIRE(Exchange(fd, ephpm::cluster::Frame(MsgType::kRouteBatch, 7, whole), &h, &reply));
-  close(fd);
-  CHECK(h.type == MsgType::kRouteBatchReply);
-  CHECK(h.request_id == 7);
+  const std::string reply =
+      ExchangeBatch(host, port, MsgType::kRouteBatch, MsgType::kRouteBatchReply, whole);
   ephpm::cluster::Reader r(reply);
   std::string_view sender;
   uint32_t n = 0;
