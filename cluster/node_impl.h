@@ -265,11 +265,6 @@ class ClusterNode::Impl {
   // Settles a batch's decisions from its reply (kDecisionBatchReply).
   void SettleBatch(const std::vector<std::shared_ptr<Decision>>& ds, bool ok,
                    std::string_view reply) ABSL_LOCKS_EXCLUDED(mu_);
-  // An owner's route requests not yet sent: what a thread with a SendCork
-  // open asked of it in one pass (a RESP pipeline's part of a chain) leaves
-  // as one kRouteBatch when the cork releases, and the owner answers them
-  // all in one kRouteBatchReply.  Sent under `mu`, so that two flushes
-  // cannot swap: a chain's requests reach the owner in the order made.
   // A request started by StartRoute, until answered: where its answer goes.
   struct StartedRoute {
     RouteDeferral::Resume resume;
@@ -278,6 +273,11 @@ class ClusterNode::Impl {
   // Hands a started request its answer: the owner's status byte (router.cc)
   // and the encoded outcome.
   void FinishRoute(StartedRoute& r, uint8_t status, std::string_view outcome);
+  // An owner's route requests not yet sent: what a thread with a SendCork
+  // open asked of it in one pass (a RESP pipeline's part of a chain) leaves
+  // as one kRouteBatch when the cork releases, and the owner answers them
+  // all in one kRouteBatchReply.  Sent under `mu`, so that two flushes
+  // cannot swap: a chain's requests reach the owner in the order made.
   struct RouteBatch final : CorkedLink {
     Impl* node = nullptr;
     std::string address;
