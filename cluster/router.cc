@@ -1140,8 +1140,15 @@ namespace {
 
 // A kRouteBatch's answers as they come (decisions settle on whichever
 // thread confirms them, reads and refusals at once); the reply goes when
-// the last one has.
+// the last one has, on the connection the batch came in on.  Held once
+// for the batch, so that each request's answer callback carries only its
+// index (not its own copy of the asker's id and connection).
 struct BatchAnswers {
+  BatchAnswers(std::shared_ptr<Conn> c, std::string asker, uint64_t request_id)
+      : conn(std::move(c)), asker(std::move(asker)), request_id(request_id) {}
+  const std::shared_ptr<Conn> conn;
+  const std::string asker;
+  const uint64_t request_id;
   Mutex mu;
   std::vector<std::pair<uint8_t, std::string>> answers ABSL_GUARDED_BY(mu);
   size_t left ABSL_GUARDED_BY(mu) = 0;
@@ -1161,7 +1168,7 @@ bool ClusterNode::Impl::OnRouteBatch(const std::shared_ptr<Conn>& c, const std::
     Reader fr(fields);
     if (!ReadRouteItem(&fr, &items.emplace_back())) return false;
   }
-  auto acc = std::make_shared<BatchAnswers>();
+  auto acc = std::make_shared<BatchAnswers>(c, asker, request_id);
   {
     MutexLock l(&acc->mu);
     acc->answers.resize(n);
@@ -1169,7 +1176,7 @@ bool ClusterNode::Impl::OnRouteBatch(const std::shared_ptr<Conn>& c, const std::
   }
   bool well_formed = true;
   for (uint32_t i = 0; i < n; ++i) {
-    auto answer = [this, c, asker, request_id, acc, i](uint8_t status, const std::string& outcome) {
+    auto answer = [this, acc, i](uint8_t status, const std::string& outcome) {
       std::vector<std::pair<uint8_t, std::string>> all;
       {
         MutexLock l(&acc->mu);
@@ -1184,7 +1191,7 @@ bool ClusterNode::Impl::OnRouteBatch(const std::shared_ptr<Conn>& c, const std::
         w.U8(st);
         w.Str(out);
       }
-      Reply(c, asker, MsgType::kRouteBatchReply, request_id, w.out());
+      Reply(acc->conn, acc->asker, MsgType::kRouteBatchReply, acc->request_id, w.out());
     };
     // (False only for an unknown operation, which ReadRouteItem refused.)
     well_formed = HandleRoute(items[i], answer) && well_formed;
