@@ -480,6 +480,39 @@ void CmdObjectHelp(Ctx& c) {
   HelpReply(c, kLines);
 }
 
+// MEMORY USAGE key [SAMPLES count]: the bytes the store accounts for the key
+// (its entry, key, value or elements: the figure ephpm.memory_limit and
+// INFO's used_memory add up), or a null for a missing key.  The whole value
+// is always measured, so SAMPLES is read and checked as Redis reads it, and
+// has nothing to sample.
+void CmdMemoryUsage(Ctx& c) {
+  for (size_t j = 3; j < c.argv.size(); ++j) {
+    if (!IEq(c.argv[j], "samples") || j + 1 >= c.argv.size()) return c.w.Error(kSyntaxErr);
+    int64_t samples = 0;
+    if (!ParseLL(c.argv[j + 1], &samples)) return c.w.Error(kNotInteger);
+    if (samples < 0) return c.w.Error(kSyntaxErr);
+    ++j;
+  }
+  EntryInfo info;
+  const Status st = c.store->Inspect(c.argv[2], &info);
+  if (st == Status::kNotFound) return c.w.NullBulk();
+  if (Failed(c, st)) return;
+  c.w.Integer(static_cast<int64_t>(info.mem_size));
+}
+
+// Redis 7.0's text, for the subcommands ephpm has.
+void CmdMemoryHelp(Ctx& c) {
+  static const char* const kLines[] = {
+      "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "USAGE <key> [SAMPLES <count>]",
+      "    Return memory in bytes used by <key> and its value. Nested values are",
+      "    sampled up to <count> times (default: 5, 0 means sample all).",
+      "HELP",
+      "    Prints this help.",
+  };
+  HelpReply(c, kLines);
+}
+
 }  // namespace cmd
 }  // namespace resp
 }  // namespace ephpm

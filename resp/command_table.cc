@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/flat_hash_set.h"
 #include "ephpm/number_text.h"
 #include "ephpm/settings.h"
 #include "scripting.h"
@@ -198,6 +200,9 @@ const Command kCommands[] = {
     {"object|idletime", 3, kReadOnly, 2, 2, 1, "@keyspace @read @slow", CmdObjectIdletime},
     {"object|refcount", 3, kReadOnly, 2, 2, 1, "@keyspace @read @slow", CmdObjectRefcount},
     {"object|help", 2, 0, 0, 0, 0, "@keyspace @slow", CmdObjectHelp},
+    {"memory", -2, 0, 0, 0, 0, "@slow", nullptr},
+    {"memory|usage", -3, kReadOnly, 2, 2, 1, "@read @slow", CmdMemoryUsage},
+    {"memory|help", 2, 0, 0, 0, 0, "@slow", CmdMemoryHelp},
     {"rename", 3, kWrite, 1, 2, 1, "@keyspace @write @slow", CmdRename},
     {"renamenx", 3, kWrite | kFast, 1, 2, 1, "@keyspace @write @fast", CmdRenameNx},
     {"keys", 2, kReadOnly, 0, 0, 0, "@keyspace @read @slow @dangerous", CmdKeys},
@@ -337,9 +342,18 @@ const absl::flat_hash_map<std::string, const Command*>& Table() {
   return *table;
 }
 
+// A container is a name the table has "name|sub" entries for.
 bool IsContainer(std::string_view lower_name) {
-  return lower_name == "client" || lower_name == "command" || lower_name == "script" ||
-         lower_name == "object" || lower_name == "config" || lower_name == "function";
+  static const auto* containers = [] {
+    auto* names = new absl::flat_hash_set<std::string>();
+    for (const Command& c : kCommands) {
+      const std::string_view name = c.name;
+      const size_t bar = name.find('|');
+      if (bar != std::string_view::npos) names->emplace(name.substr(0, bar));
+    }
+    return names;
+  }();
+  return containers->contains(absl::string_view(lower_name.data(), lower_name.size()));
 }
 
 const std::vector<const Command*>& AllCommands() {

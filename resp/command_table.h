@@ -100,7 +100,8 @@ struct Ctx {
 // order COMMAND lists it.
 const absl::flat_hash_map<std::string, const Command*>& Table();
 const std::vector<const Command*>& AllCommands();
-// CLIENT and COMMAND: their first argument names a subcommand.
+// CLIENT, COMMAND, OBJECT, MEMORY, ...: their first argument names a
+// subcommand.
 bool IsContainer(std::string_view lower_name);
 // In a cluster, a command's keys must have one owner (Redis Cluster's rule
 // for slots): what the command decides is then decided in one place.
@@ -220,6 +221,8 @@ void CmdObjectRefcount(Ctx& c);
 void CmdObjectIdletime(Ctx& c);
 void CmdObjectFreq(Ctx& c);
 void CmdObjectHelp(Ctx& c);
+void CmdMemoryUsage(Ctx& c);
+void CmdMemoryHelp(Ctx& c);
 // cmd_config.cc
 void CmdConfigGet(Ctx& c);
 void CmdConfigSet(Ctx& c);

@@ -134,3 +134,67 @@ TEST_CASE("in a cluster SWAPDB is refused, COPY only within database 0") {
   CHECK(c.Call({"GET", "{t}b"}) == Bulk("v"));
   CHECK(c.Call({"COPY", "{t}a", "{t}b"}) == Int(0));
 }
+
+namespace {
+
+// INFO memory's used_memory.
+int64_t UsedMemory(Client& c) {
+  const std::string info = c.Call({"INFO", "memory"});
+  const size_t at = info.find("used_memory:");
+  if (at == std::string::npos) return -1;
+  return std::stoll(info.substr(at + 12));
+}
+
+// An integer reply's value (-1 for anything else).
+int64_t IntOf(const std::string& reply) {
+  if (reply.size() < 4 || reply[0] != ':') return -1;
+  return std::stoll(reply.substr(1));
+}
+
+}  // namespace
+
+TEST_CASE("MEMORY USAGE reports what the store accounts for each key") {
+  Fixture f;
+  Client c(f.port());
+  const int64_t before = UsedMemory(c);
+  REQUIRE(before >= 0);
+  CHECK(c.Call({"SET", "s", "v"}) == kOk);
+  CHECK(c.Call({"SET", "big", std::string(100000, 'A')}) == kOk);
+  CHECK(c.Call({"HSET", "h", "f1", "v1", "f2", std::string(300, 'x')}) == Int(2));
+  CHECK(c.Call({"RPUSH", "l", "a", "b", "c"}) == Int(3));
+  CHECK(c.Call({"SADD", "set", "1", "2"}) == Int(2));
+  CHECK(c.Call({"ZADD", "z", "1", "m"}) == Int(1));
+  CHECK(c.Call({"SET", "t", "v", "EX", "100"}) == kOk);
+  int64_t sum = 0;
+  for (const char* k : {"s", "big", "h", "l", "set", "z", "t"}) {
+    INFO("key " << k);
+    const int64_t usage = IntOf(c.Call({"MEMORY", "USAGE", k}));
+    CHECK(usage > 0);
+    sum += usage;
+  }
+  // No replicator, so nothing but the entries is accounted: each key's
+  // figure is its share of used_memory, exactly.
+  CHECK(UsedMemory(c) - before == sum);
+  // The figure follows the value: a smaller one after a big one is
+  // accounted at its own size (Redis's "trim on SET with big value").
+  const int64_t big = IntOf(c.Call({"MEMORY", "USAGE", "big"}));
+  CHECK(big >= 100000);
+  CHECK(c.Call({"SET", "big", std::string(33000, 'A')}) == kOk);
+  const int64_t trimmed = IntOf(c.Call({"MEMORY", "USAGE", "big"}));
+  CHECK(trimmed >= 33000);
+  CHECK(trimmed < 42000);
+  // A field added to the hash is in its figure.
+  const int64_t h = IntOf(c.Call({"MEMORY", "USAGE", "h"}));
+  CHECK(c.Call({"HSET", "h", "f3", std::string(1000, 'y')}) == Int(1));
+  CHECK(IntOf(c.Call({"MEMORY", "USAGE", "h"})) >= h + 1000);
+  // SAMPLES is accepted (the whole value is always measured).
+  CHECK(c.Call({"MEMORY", "USAGE", "h", "SAMPLES", "0"}) == c.Call({"MEMORY", "USAGE", "h"}));
+  // Missing, expired and other databases' keys: a null.
+  CHECK(c.Call({"MEMORY", "USAGE", "nosuchkey"}) == kNil);
+  CHECK(c.Call({"SET", "gone", "v", "PX", "1"}) == kOk);
+  CHECK(IntOf(c.Call({"MEMORY", "USAGE", "gone"})) > 0);
+  f.clock.Advance(1);
+  CHECK(c.Call({"MEMORY", "USAGE", "gone"}) == kNil);
+  CHECK(c.Call({"SELECT", "1"}) == kOk);
+  CHECK(c.Call({"MEMORY", "USAGE", "s"}) == kNil);
+}
