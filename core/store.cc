@@ -373,6 +373,11 @@ Status Store::HGetAll(std::string_view key,
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->HGetAll(key, fields); });
 }
 
+Status Store::HRandField(std::string_view key, int64_t count,
+                         std::vector<std::pair<std::string, std::string>>* out) const {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->HRandField(key, count, out); });
+}
+
 Status Store::HLen(std::string_view key, int64_t* count) const { return impl_->HLen(key, count); }
 
 Status Store::HExists(std::string_view key, std::string_view field, bool* exists) const {

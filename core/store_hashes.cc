@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ephpm/number_text.h"
 #include "store_impl.h"
@@ -65,6 +67,48 @@ Status Store::Impl::HMGet(std::string_view key, const std::vector<std::string_vi
       if (f != h->end()) (*values)[i] = f->second;
     }
   });
+}
+
+Status Store::Impl::HRandField(std::string_view key, int64_t count,
+                              std::vector<std::pair<std::string, std::string>>* out) const {
+  out->clear();
+  // -count without overflow (RESP refuses INT64_MIN, as Redis does).
+  const uint64_t wanted = count < 0 ? static_cast<uint64_t>(-(count + 1)) + 1
+                                    : static_cast<uint64_t>(count);
+  bool too_many = false;
+  const Status st = ReadHash(key, [&](const HashFields* h) {
+    if (h == nullptr || wanted == 0) return;
+    const size_t size = h->size();
+    if (count > 0 && wanted >= size) {
+      out->reserve(size);
+      for (const auto& [f, v] : *h) out->emplace_back(f, v);
+      return;
+    }
+    if (count < 0 && wanted > out->max_size()) {
+      too_many = true;
+      return;
+    }
+    // The fields by position (the node map has no random access).
+    std::vector<const HashFields::value_type*> fields;
+    fields.reserve(size);
+    for (const auto& kv : *h) fields.push_back(&kv);
+    const size_t k = static_cast<size_t>(wanted);
+    out->reserve(k);
+    if (count < 0) {  // drawn independently: repeats allowed
+      for (size_t i = 0; i < k; ++i) {
+        const auto* kv = fields[RandomBelow(size)];
+        out->emplace_back(kv->first, kv->second);
+      }
+      return;
+    }
+    // k distinct: the first k of a partial shuffle.
+    for (size_t i = 0; i < k; ++i) {
+      std::swap(fields[i], fields[i + RandomBelow(size - i)]);
+      out->emplace_back(fields[i]->first, fields[i]->second);
+    }
+  });
+  if (st != Status::kOk) return st;
+  return too_many ? Status::kOutOfMemory : Status::kOk;
 }
 
 Status Store::Impl::HGetAll(std::string_view key,

@@ -290,6 +290,8 @@ class Store::Impl {
                std::vector<std::optional<std::string>>* values) const;
   Status HGetAll(std::string_view key,
                  std::vector<std::pair<std::string, std::string>>* fields) const;
+  Status HRandField(std::string_view key, int64_t count,
+                    std::vector<std::pair<std::string, std::string>>* out) const;
   Status HLen(std::string_view key, int64_t* count) const;
   Status HExists(std::string_view key, std::string_view field, bool* exists) const;
   Status HStrLen(std::string_view key, std::string_view field, int64_t* length) const;

@@ -3,6 +3,7 @@
 #include "command_table.h"
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -89,6 +90,38 @@ void CmdHGetAll(Ctx& c) { HGetAllGeneric(c, HPart::kAll); }
 void CmdHKeys(Ctx& c) { HGetAllGeneric(c, HPart::kKeys); }
 
 void CmdHVals(Ctx& c) { HGetAllGeneric(c, HPart::kValues); }
+
+// HRANDFIELD key [count [WITHVALUES]], as Redis 7.0's hrandfieldCommand:
+// the count and the option are checked before the key is looked up.
+void CmdHRandField(Ctx& c) {
+  std::vector<std::pair<std::string, std::string>> fields;
+  if (c.argv.size() == 2) {
+    if (Failed(c, c.store->HRandField(c.argv[1], 1, &fields))) return;
+    if (fields.empty()) return c.w.NullBulk();
+    return c.w.Bulk(fields[0].first);
+  }
+  int64_t count = 0;
+  if (!ParseLL(c.argv[2], &count)) return c.w.Error(kNotInteger);
+  if (count == std::numeric_limits<int64_t>::min()) {
+    return c.w.Error(
+        "ERR value is out of range, value must between -9223372036854775807 and "
+        "9223372036854775807");
+  }
+  const bool withvalues = c.argv.size() == 4;
+  if (c.argv.size() > 4 || (withvalues && !IEq(c.argv[3], "withvalues"))) {
+    return c.w.Error(kSyntaxErr);
+  }
+  constexpr int64_t kHalf = std::numeric_limits<int64_t>::max() / 2;
+  if (withvalues && (count < -kHalf || count > kHalf)) {
+    return c.w.Error("ERR value is out of range");
+  }
+  if (Failed(c, c.store->HRandField(c.argv[1], count, &fields))) return;
+  c.w.ArrayHeader(withvalues ? fields.size() * 2 : fields.size());
+  for (const auto& [f, v] : fields) {
+    c.w.Bulk(f);
+    if (withvalues) c.w.Bulk(v);
+  }
+}
 
 void CmdHLen(Ctx& c) {
   int64_t n = 0;

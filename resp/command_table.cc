@@ -234,6 +234,7 @@ const Command kCommands[] = {
     {"hincrbyfloat", 4, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @hash @fast",
      CmdHIncrByFloat},
     {"hscan", -3, kReadOnly, 1, 1, 1, "@read @hash @slow", CmdHScan},
+    {"hrandfield", -2, kReadOnly, 1, 1, 1, "@read @hash @slow", CmdHRandField},
     // sorted sets (ZUNIONSTORE and co. list only the destination, as Redis's
     // legacy key range; their inputs are checked against its owner)
     {"zadd", -4, kWrite | kDenyOom | kFast, 1, 1, 1, "@write @sortedset @fast", CmdZAdd},

@@ -259,6 +259,7 @@ void CmdHGetAll(Ctx& c);
 void CmdHKeys(Ctx& c);
 void CmdHVals(Ctx& c);
 void CmdHLen(Ctx& c);
+void CmdHRandField(Ctx& c);
 void CmdHExists(Ctx& c);
 void CmdHStrLen(Ctx& c);
 void CmdHIncrBy(Ctx& c);

@@ -338,6 +338,79 @@ TEST_CASE("hashes: fields, last field removes the key, types do not mix", "[stor
   CHECK(s->SetNx("h2", "v") == ephpm::SetNxOutcome::kExists);
 }
 
+TEST_CASE("HRANDFIELD: distinct fields up to the hash, repeats when negative", "[store][hash]") {
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  std::vector<std::pair<std::string_view, std::string_view>> pairs;
+  std::vector<std::string> names, values;
+  for (int i = 0; i < 100; ++i) {
+    names.push_back("f" + std::to_string(i));
+    values.push_back("v" + std::to_string(i));
+  }
+  for (int i = 0; i < 100; ++i) pairs.emplace_back(names[i], values[i]);
+  int64_t n = 0;
+  REQUIRE(s->HSet("h", pairs, false, &n) == Status::kOk);
+  std::map<std::string, std::string> all;
+  for (int i = 0; i < 100; ++i) all[names[i]] = values[i];
+  const uint64_t used = s->Stats().memory_used;
+
+  std::vector<std::pair<std::string, std::string>> out;
+  std::set<std::string> seen;
+  for (int64_t count : {1, 2, 30, 99, 100, 1000}) {
+    INFO("count " << count);
+    REQUIRE(s->HRandField("h", count, &out) == Status::kOk);
+    CHECK(out.size() == static_cast<size_t>(std::min<int64_t>(count, 100)));
+    std::set<std::string> distinct;
+    for (const auto& [f, v] : out) {
+      CHECK(all.count(f) == 1);
+      if (all.count(f) == 1) CHECK(all[f] == v);  // each field with its own value
+      distinct.insert(f);
+      seen.insert(f);
+    }
+    CHECK(distinct.size() == out.size());
+  }
+  // Drawn at random: 200 single picks and the partial shuffles reach more
+  // than the first fields in the map's order.
+  for (int i = 0; i < 200; ++i) {
+    REQUIRE(s->HRandField("h", 1, &out) == Status::kOk);
+    REQUIRE(out.size() == 1);
+    seen.insert(out[0].first);
+  }
+  CHECK(seen.size() == 100);
+  REQUIRE(s->HRandField("h", -1000, &out) == Status::kOk);
+  CHECK(out.size() == 1000);
+  std::set<std::string> drawn;
+  for (const auto& [f, v] : out) {
+    CHECK(all.count(f) == 1);
+    drawn.insert(f);
+  }
+  CHECK(drawn.size() < 1000);  // repeats: 100 fields
+  REQUIRE(s->HRandField("h", 0, &out) == Status::kOk);
+  CHECK(out.empty());
+  REQUIRE(s->HRandField("nokey", -5, &out) == Status::kOk);
+  CHECK(out.empty());
+  REQUIRE(s->HRandField("nokey", 5, &out) == Status::kOk);
+  CHECK(out.empty());
+  // More draws than memory holds: refused, nothing changed.
+  CHECK(s->HRandField("h", -(int64_t{1} << 62), &out) == Status::kOutOfMemory);
+  REQUIRE(s->Set("str", "v") == Status::kOk);
+  CHECK(s->HRandField("str", 1, &out) == Status::kWrongType);
+  CHECK(s->HRandField("str", -1, &out) == Status::kWrongType);
+  // A read: the hash and the accounting are as they were.
+  std::vector<std::pair<std::string, std::string>> now;
+  REQUIRE(s->HGetAll("h", &now) == Status::kOk);
+  CHECK(now.size() == 100);
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+  CHECK(s->Stats().memory_used > used);  // by the string "str" only
+  // An expired hash is missing.
+  bool applied = false;
+  REQUIRE(s->Expire("h", 10, &applied) == Status::kOk);
+  CHECK(applied);
+  clock.Advance(10);
+  REQUIRE(s->HRandField("h", 3, &out) == Status::kOk);
+  CHECK(out.empty());
+}
+
 TEST_CASE("hashes move with rename, expire like strings, and are replaced by SET",
           "[store][hash]") {
   ManualClock clock;

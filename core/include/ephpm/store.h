@@ -374,6 +374,12 @@ class Store {
   // Every field and value, in no particular order (empty for a missing key).
   Status HGetAll(std::string_view key,
                  std::vector<std::pair<std::string, std::string>>* fields) const;
+  // HRANDFIELD: count > 0 picks that many distinct fields (the whole hash
+  // when it has no more), count < 0 draws -count times with repeats (in the
+  // order drawn); empty for a missing key.  kOutOfMemory when -count draws do
+  // not fit in memory.
+  Status HRandField(std::string_view key, int64_t count,
+                    std::vector<std::pair<std::string, std::string>>* out) const;
   Status HLen(std::string_view key, int64_t* count) const;
   Status HExists(std::string_view key, std::string_view field, bool* exists) const;
   // Length of a field's value; 0 when missing.
