@@ -89,6 +89,9 @@ std::string InfoText(Ctx& c, const std::vector<std::string>& asked) {
     line("maxmemory_human", Human(st.memory_limit));
     line("maxmemory_policy",
          o.eviction == EvictionPolicy::kAllKeysLru ? "allkeys-lru" : "noeviction");
+    // Redis's name for the C library's malloc, which ephpm allocates with
+    // (clients and test suites read it to tell jemalloc builds apart).
+    line("mem_allocator", "libc");
     line("number_of_cached_scripts", std::to_string(c.dispatcher->scripting().cached()));
     // ephpm's own: live locks (set_nx with a TTL), which eviction never takes.
     line("pinned_keys", std::to_string(st.pinned_keys));

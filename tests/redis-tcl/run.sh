@@ -40,7 +40,8 @@ ephpm=$1
 shift
 units=("$@")
 if [ ${#units[@]} -eq 0 ]; then
-  units=(type/list type/set type/zset multi scripting keyspace other)
+  units=(type/string type/incr type/hash type/list type/set type/zset expire scan protocol
+         multi scripting keyspace other)
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
