@@ -373,6 +373,15 @@ Status Store::HGetAll(std::string_view key,
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->HGetAll(key, fields); });
 }
 
+Status Store::SetBit(std::string_view key, uint64_t bit, bool on, int* old) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->SetBit(key, bit, on, old); });
+}
+
+Status Store::BitOp(BitOpKind op, std::string_view dst, const std::vector<std::string_view>& keys,
+                    int64_t* length) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->BitOp(op, dst, keys, length); });
+}
+
 Status Store::HRandField(std::string_view key, int64_t count,
                          std::vector<std::pair<std::string, std::string>>* out) const {
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->HRandField(key, count, out); });

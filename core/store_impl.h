@@ -274,6 +274,9 @@ class Store::Impl {
   Status SetRange(std::string_view key, uint64_t offset, std::string_view value,
                   int64_t* length);
   Status IncrByFloat(std::string_view key, long double delta, std::string* result);
+  Status SetBit(std::string_view key, uint64_t bit, bool on, int* old);
+  Status BitOp(Store::BitOpKind op, std::string_view dst, const std::vector<std::string_view>& keys,
+               int64_t* length);
 
   // --- hashes -------------------------------------------------------------
 

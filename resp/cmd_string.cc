@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -377,6 +378,204 @@ void CmdGetRange(Ctx& c) {
   if (start > end || n == 0) return c.w.Bulk("");
   c.w.Bulk(std::string_view(v).substr(static_cast<size_t>(start),
                                       static_cast<size_t>(end - start + 1)));
+}
+
+// ---- bits ------------------------------------------------------------------
+// Bit i of a string is bit (7 - i % 8) of its byte i / 8: the first byte's
+// most significant bit is bit 0, as in Redis.
+
+namespace {
+
+constexpr std::string_view kBitOffsetErr = "ERR bit offset is not an integer or out of range";
+
+// A bit offset as Redis 7.0 reads one (getBitOffsetFromArgument): an
+// integer whose byte is inside proto-max-bulk-len.  False after replying.
+bool ParseBitOffset(Ctx& c, const std::string& arg, uint64_t* bit) {
+  int64_t v = 0;
+  if (!ParseLL(arg, &v) || v < 0 ||
+      (static_cast<uint64_t>(v) >> 3) >= c.dispatcher->config().max_bulk_len.load()) {
+    c.w.Error(kBitOffsetErr);
+    return false;
+  }
+  *bit = static_cast<uint64_t>(v);
+  return true;
+}
+
+// A start/end pair made absolute within `total` units (bytes or bits), as
+// GETRANGE and Redis's BITCOUNT and BITPOS clamp it; false when it selects
+// nothing.
+bool ClampRange(int64_t total, int64_t* start, int64_t* end) {
+  if (*start < 0) *start += total;
+  if (*end < 0) *end += total;
+  if (*start < 0) *start = 0;
+  if (*end < 0) *end = 0;
+  if (*end >= total) *end = total - 1;
+  return *start <= *end;
+}
+
+// The bits [lo, hi] (inclusive) of v; lo <= hi < v.size() * 8.
+int64_t CountBits(std::string_view v, uint64_t lo, uint64_t hi) {
+  const auto* p = reinterpret_cast<const unsigned char*>(v.data());
+  const uint64_t first = lo >> 3, last = hi >> 3;
+  // Masks keep the bits of the range in the first and the last byte.
+  const unsigned head = 0xFFu >> (lo & 7);
+  const unsigned tail = (0xFF00u >> ((hi & 7) + 1)) & 0xFFu;
+  if (first == last) return __builtin_popcount(p[first] & head & tail);
+  int64_t n = __builtin_popcount(p[first] & head) + __builtin_popcount(p[last] & tail);
+  uint64_t i = first + 1;
+  for (; i + 8 <= last; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, sizeof(w));
+    n += __builtin_popcountll(w);
+  }
+  for (; i < last; ++i) n += __builtin_popcount(p[i]);
+  return n;
+}
+
+// The first bit equal to `bit` in [lo, hi] of v (hi < v.size() * 8), or -1.
+int64_t FindBit(std::string_view v, int bit, uint64_t lo, uint64_t hi) {
+  const auto* p = reinterpret_cast<const unsigned char*>(v.data());
+  const unsigned skip = bit != 0 ? 0x00u : 0xFFu;  // a byte with no such bit
+  for (uint64_t i = lo; i <= hi;) {
+    if ((i & 7) == 0 && i + 7 <= hi && p[i >> 3] == skip) {
+      i += 8;
+      continue;
+    }
+    const int b = (p[i >> 3] >> (7 - (i & 7))) & 1;
+    if (b == bit) return static_cast<int64_t>(i);
+    ++i;
+  }
+  return -1;
+}
+
+}  // namespace
+
+void CmdSetBit(Ctx& c) {
+  uint64_t bit = 0;
+  if (!ParseBitOffset(c, c.argv[2], &bit)) return;
+  int64_t on = 0;
+  if (!ParseLL(c.argv[3], &on) || (on & ~int64_t{1}) != 0) {
+    return c.w.Error("ERR bit is not an integer or out of range");
+  }
+  int old = 0;
+  const Status st = c.store->SetBit(c.argv[1], bit, on != 0, &old);
+  if (st == Status::kInvalidArgument) return c.w.Error(kTooBig);
+  if (Failed(c, st)) return;
+  c.w.Integer(old);
+}
+
+void CmdGetBit(Ctx& c) {
+  uint64_t bit = 0;
+  if (!ParseBitOffset(c, c.argv[2], &bit)) return;
+  std::string v;
+  const Status st = c.store->Get(c.argv[1], &v);
+  if (st == Status::kNotFound) return c.w.Integer(0);
+  if (Failed(c, st)) return;
+  const uint64_t byte = bit >> 3;
+  const bool set = byte < v.size() && (static_cast<unsigned char>(v[byte]) & (0x80u >> (bit & 7)));
+  c.w.Integer(set ? 1 : 0);
+}
+
+// BITCOUNT key [start end [BYTE|BIT]], checked in Redis 7.0's order: the key
+// first (a missing one counts 0 whatever follows), then the range.
+void CmdBitCount(Ctx& c) {
+  std::string v;
+  const Status st = c.store->Get(c.argv[1], &v);
+  if (st == Status::kNotFound) return c.w.Integer(0);
+  if (Failed(c, st)) return;
+  const int64_t bytes = static_cast<int64_t>(v.size());
+  int64_t lo = 0, hi = bytes * 8 - 1;
+  const size_t argc = c.argv.size();
+  if (argc == 4 || argc == 5) {
+    int64_t start = 0, end = 0;
+    if (!ParseLL(c.argv[2], &start) || !ParseLL(c.argv[3], &end)) return c.w.Error(kNotInteger);
+    if (start < 0 && end < 0 && start > end) return c.w.Integer(0);
+    bool in_bits = false;
+    if (argc == 5) {
+      if (IEq(c.argv[4], "bit")) {
+        in_bits = true;
+      } else if (!IEq(c.argv[4], "byte")) {
+        return c.w.Error(kSyntaxErr);
+      }
+    }
+    if (!ClampRange(in_bits ? bytes * 8 : bytes, &start, &end)) return c.w.Integer(0);
+    lo = in_bits ? start : start * 8;
+    hi = in_bits ? end : end * 8 + 7;
+  } else if (argc != 2) {
+    return c.w.Error(kSyntaxErr);
+  }
+  if (lo > hi) return c.w.Integer(0);  // an empty string
+  c.w.Integer(CountBits(v, static_cast<uint64_t>(lo), static_cast<uint64_t>(hi)));
+}
+
+// BITPOS key bit [start [end [BYTE|BIT]]], in Redis 7.0's order: the bit,
+// then the key (missing: an endless run of zeros), then the range.  A zero
+// not found in a range without an end is the first bit past the string.
+void CmdBitPos(Ctx& c) {
+  int64_t bit = 0;
+  if (!ParseLL(c.argv[2], &bit)) return c.w.Error(kNotInteger);
+  if (bit != 0 && bit != 1) return c.w.Error("ERR The bit argument must be 1 or 0.");
+  std::string v;
+  const Status st = c.store->Get(c.argv[1], &v);
+  if (st == Status::kNotFound) return c.w.Integer(bit != 0 ? -1 : 0);
+  if (Failed(c, st)) return;
+  const int64_t bytes = static_cast<int64_t>(v.size());
+  int64_t lo = 0, hi = bytes * 8 - 1;
+  bool end_given = false;
+  const size_t argc = c.argv.size();
+  if (argc >= 4 && argc <= 6) {
+    int64_t start = 0, end = 0;
+    if (!ParseLL(c.argv[3], &start)) return c.w.Error(kNotInteger);
+    bool in_bits = false;
+    if (argc == 6) {
+      if (IEq(c.argv[5], "bit")) {
+        in_bits = true;
+      } else if (!IEq(c.argv[5], "byte")) {
+        return c.w.Error(kSyntaxErr);
+      }
+    }
+    const int64_t total = in_bits ? bytes * 8 : bytes;
+    if (argc >= 5) {
+      if (!ParseLL(c.argv[4], &end)) return c.w.Error(kNotInteger);
+      end_given = true;
+    } else {
+      end = total - 1;
+    }
+    if (!ClampRange(total, &start, &end)) return c.w.Integer(-1);
+    lo = in_bits ? start : start * 8;
+    hi = in_bits ? end : end * 8 + 7;
+  } else if (argc != 3) {
+    return c.w.Error(kSyntaxErr);
+  }
+  if (lo > hi) return c.w.Integer(-1);  // an empty string
+  const int64_t pos =
+      FindBit(v, static_cast<int>(bit), static_cast<uint64_t>(lo), static_cast<uint64_t>(hi));
+  if (pos >= 0 || bit != 0 || end_given) return c.w.Integer(pos);
+  c.w.Integer(bytes * 8);
+}
+
+// BITOP AND|OR|XOR|NOT destkey key [key ...]
+void CmdBitOp(Ctx& c) {
+  Store::BitOpKind op;
+  const std::string& name = c.argv[1];
+  if (IEq(name, "and")) {
+    op = Store::BitOpKind::kAnd;
+  } else if (IEq(name, "or")) {
+    op = Store::BitOpKind::kOr;
+  } else if (IEq(name, "xor")) {
+    op = Store::BitOpKind::kXor;
+  } else if (IEq(name, "not")) {
+    op = Store::BitOpKind::kNot;
+  } else {
+    return c.w.Error(kSyntaxErr);
+  }
+  if (op == Store::BitOpKind::kNot && c.argv.size() != 4) {
+    return c.w.Error("ERR BITOP NOT must be called with a single source key.");
+  }
+  const std::vector<std::string_view> keys(c.argv.begin() + 3, c.argv.end());
+  int64_t length = 0;
+  if (Failed(c, c.store->BitOp(op, c.argv[2], keys, &length))) return;
+  c.w.Integer(length);
 }
 
 namespace {

@@ -177,6 +177,12 @@ const Command kCommands[] = {
     {"strlen", 2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdStrLen},
     {"setrange", 4, kWrite | kDenyOom, 1, 1, 1, "@write @string @slow", CmdSetRange},
     {"getrange", 4, kReadOnly, 1, 1, 1, "@read @string @slow", CmdGetRange},
+    // bitmaps (strings read and written by the bit)
+    {"setbit", 4, kWrite | kDenyOom, 1, 1, 1, "@write @bitmap @slow", CmdSetBit},
+    {"getbit", 3, kReadOnly | kFast, 1, 1, 1, "@read @bitmap @fast", CmdGetBit},
+    {"bitcount", -2, kReadOnly, 1, 1, 1, "@read @bitmap @slow", CmdBitCount},
+    {"bitpos", -3, kReadOnly, 1, 1, 1, "@read @bitmap @slow", CmdBitPos},
+    {"bitop", -4, kWrite | kDenyOom, 2, -1, 1, "@write @bitmap @slow", CmdBitOp},
     {"incr", 2, kWrite | kDenyOom | kFast | kRoutable | kChainable, 1, 1, 1, "@write @string @fast",
      CmdIncr},
     {"decr", 2, kWrite | kDenyOom | kFast | kRoutable | kChainable, 1, 1, 1, "@write @string @fast",

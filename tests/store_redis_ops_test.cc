@@ -452,6 +452,121 @@ TEST_CASE("hash writes refused for memory change nothing", "[store][hash][oom]")
   CHECK(s->Stats().memory_used == used);
 }
 
+TEST_CASE("SETBIT pads, keeps the TTL, and writes nothing for a bit already so",
+          "[store][bits]") {
+  ManualClock clock;
+  auto o = NoSweeper();
+  o.max_value_size = 100;
+  auto s = MakeStore(o, &clock);
+  int old = -1;
+  REQUIRE(s->SetBit("b", 9, true, &old) == Status::kOk);  // a missing key counts as ""
+  CHECK(old == 0);
+  CHECK(GetOr(*s, "b") == "\x00\x40"s);
+  REQUIRE(s->SetBit("b", 0, true, &old) == Status::kOk);
+  CHECK(old == 0);
+  CHECK(GetOr(*s, "b") == "\x80\x40"s);
+  ephpm::EntryInfo before;
+  REQUIRE(s->Inspect("b", &before) == Status::kOk);
+  REQUIRE(s->SetBit("b", 0, true, &old) == Status::kOk);  // already set
+  CHECK(old == 1);
+  REQUIRE(s->SetBit("b", 3, false, &old) == Status::kOk);  // already clear
+  CHECK(old == 0);
+  ephpm::EntryInfo after;
+  REQUIRE(s->Inspect("b", &after) == Status::kOk);
+  CHECK(after.version == before.version);  // nothing written
+  REQUIRE(s->SetBit("b", 9, false, &old) == Status::kOk);
+  CHECK(old == 1);
+  CHECK(GetOr(*s, "b") == "\x80\x00"s);
+  REQUIRE(s->Inspect("b", &after) == Status::kOk);
+  CHECK(after.version > before.version);
+  // Growing by a clear bit is a write (the string is longer).
+  REQUIRE(s->SetBit("b", 23, false, &old) == Status::kOk);
+  CHECK(GetOr(*s, "b") == "\x80\x00\x00"s);
+  // The TTL stays.
+  bool applied = false;
+  REQUIRE(s->Expire("b", 5000, &applied) == Status::kOk);
+  REQUIRE(s->SetBit("b", 1, true, &old) == Status::kOk);
+  CHECK(Pttl(*s, "b") == 5000);
+  // Past max_value_size: refused before anything is padded.
+  CHECK(s->SetBit("b", 100 * 8, true, &old) == Status::kInvalidArgument);
+  CHECK(s->SetBit("b", ~uint64_t{0}, true, &old) == Status::kInvalidArgument);
+  REQUIRE(s->SetBit("b", 99 * 8 + 7, true, &old) == Status::kOk);  // the last byte allowed
+  std::string v = GetOr(*s, "b");
+  CHECK(v.size() == 100);
+  CHECK(v.substr(0, 3) == "\xc0\x00\x00"s);
+  int64_t n = 0;
+  REQUIRE(s->HSet("h", {{"f", "v"}}, false, &n) == Status::kOk);
+  CHECK(s->SetBit("h", 0, true, &old) == Status::kWrongType);
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+}
+
+TEST_CASE("BITOP: padding, NOT, an empty result deletes, sources of another type refuse",
+          "[store][bits]") {
+  ManualClock clock;
+  auto s = MakeStore(NoSweeper(), &clock);
+  using Op = Store::BitOpKind;
+  REQUIRE(s->Set("a", "\x0f\x0f\xff"s) == Status::kOk);
+  REQUIRE(s->Set("c", "\xff"s) == Status::kOk);
+  int64_t len = -1;
+  REQUIRE(s->BitOp(Op::kAnd, "d", {"a", "c"}, &len) == Status::kOk);
+  CHECK(len == 3);
+  CHECK(GetOr(*s, "d") == "\x0f\x00\x00"s);  // c is zero-padded
+  REQUIRE(s->BitOp(Op::kOr, "d", {"a", "c", "nokey"}, &len) == Status::kOk);
+  CHECK(GetOr(*s, "d") == "\xff\x0f\xff"s);
+  REQUIRE(s->BitOp(Op::kXor, "d", {"a", "c", "a"}, &len) == Status::kOk);
+  CHECK(GetOr(*s, "d") == "\xff\x00\x00"s);
+  REQUIRE(s->BitOp(Op::kNot, "d", {"c"}, &len) == Status::kOk);
+  CHECK(len == 1);
+  CHECK(GetOr(*s, "d") == "\x00"s);
+  CHECK(s->BitOp(Op::kNot, "d", {"a", "c"}, &len) == Status::kInvalidArgument);
+  CHECK(s->BitOp(Op::kAnd, "d", {}, &len) == Status::kInvalidArgument);
+  // The result replaces dst whatever it held, without its TTL.
+  int64_t n = 0;
+  REQUIRE(s->HSet("dst", {{"f", "v"}}, false, &n) == Status::kOk);
+  bool applied = false;
+  REQUIRE(s->Expire("dst", 5000, &applied) == Status::kOk);
+  REQUIRE(s->BitOp(Op::kOr, "dst", {"c"}, &len) == Status::kOk);
+  CHECK(GetOr(*s, "dst") == "\xff"s);
+  CHECK(Pttl(*s, "dst") == -1);
+  // An empty result deletes dst.
+  REQUIRE(s->BitOp(Op::kAnd, "dst", {"nokey", "alsonot"}, &len) == Status::kOk);
+  CHECK(len == 0);
+  std::string v;
+  CHECK(s->Get("dst", &v) == Status::kNotFound);
+  // A source that is not a string: refused, dst untouched.
+  REQUIRE(s->HSet("h", {{"f", "v"}}, false, &n) == Status::kOk);
+  CHECK(s->BitOp(Op::kAnd, "d", {"a", "h"}, &len) == Status::kWrongType);
+  CHECK(GetOr(*s, "d") == "\x00"s);
+  // dst may be a source.
+  REQUIRE(s->BitOp(Op::kNot, "a", {"a"}, &len) == Status::kOk);
+  CHECK(GetOr(*s, "a") == "\xf0\xf0\x00"s);
+  // An expired source counts as missing.
+  REQUIRE(s->Set("e", "\xff\xff"s) == Status::kOk);
+  REQUIRE(s->Expire("e", 10, &applied) == Status::kOk);
+  clock.Advance(10);
+  REQUIRE(s->BitOp(Op::kOr, "d", {"e", "c"}, &len) == Status::kOk);
+  CHECK(len == 1);
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+}
+
+TEST_CASE("BITOP refused for memory changes nothing", "[store][bits][oom]") {
+  ManualClock clock;
+  auto o = NoSweeper();
+  o.memory_limit = 4000;
+  auto s = MakeStore(o, &clock);
+  REQUIRE(s->Set("a", std::string(1500, '\x0f')) == Status::kOk);
+  REQUIRE(s->Set("d", "old") == Status::kOk);
+  const uint64_t used = s->Stats().memory_used;
+  int64_t len = 0;
+  CHECK(s->BitOp(Store::BitOpKind::kNot, "b", {"a"}, &len) == Status::kOk);
+  CHECK(s->BitOp(Store::BitOpKind::kNot, "d", {"a"}, &len) == Status::kOutOfMemory);
+  CHECK(GetOr(*s, "d") == "old");
+  std::string v;
+  CHECK(s->Get("c", &v) == Status::kNotFound);
+  CHECK(s->Stats().memory_used > used);  // b only
+  CHECK(s->Stats().memory_used == SumOfEntries(*s));
+}
+
 TEST_CASE("ExpireAtIf applies Redis 7's NX, XX, GT and LT", "[store][ttl]") {
   ManualClock clock;
   auto s = MakeStore(NoSweeper(), &clock);

@@ -344,6 +344,21 @@ class Store {
   Status SetRange(std::string_view key, uint64_t offset, std::string_view value,
                   int64_t* length);
 
+  // SETBIT: sets (on) or clears bit `bit` of the string at key, counting
+  // from the first byte's most significant bit, zero-padding the string to
+  // reach it (a missing key counts as ""), keeping its TTL.  *old = the bit
+  // before.  kInvalidArgument when the string would pass max_value_size.
+  Status SetBit(std::string_view key, uint64_t bit, bool on, int* old);
+
+  // BITOP: dst becomes the bytewise AND, OR or XOR of the strings at keys
+  // (a missing key counts as "", a shorter string as zero-padded), or NOT of
+  // the one string at keys[0]; it has no TTL.  An empty result deletes dst.
+  // *length = the result's length.  kWrongType when a source is not a
+  // string; kInvalidArgument for NOT over more or fewer than one key.
+  enum class BitOpKind { kAnd, kOr, kXor, kNot };
+  Status BitOp(BitOpKind op, std::string_view dst, const std::vector<std::string_view>& keys,
+               int64_t* length);
+
   // Adds delta to the number stored at key as Redis's INCRBYFLOAT does (long
   // double arithmetic, the result formatted with up to 17 digits after the
   // point and trailing zeros removed), keeping its TTL.  *result = the text
