@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -575,6 +577,133 @@ void CmdBitOp(Ctx& c) {
   const std::vector<std::string_view> keys(c.argv.begin() + 3, c.argv.end());
   int64_t length = 0;
   if (Failed(c, c.store->BitOp(op, c.argv[2], keys, &length))) return;
+  c.w.Integer(length);
+}
+
+// LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN]: the longest
+// common subsequence of two strings (missing keys count as ""), by the
+// textbook table of prefix lengths, as Redis 7.0 computes and answers it:
+// the string, its length, or the matching ranges from the last one back.
+// The two values are read in one step.  The table (4 bytes a cell) may take
+// at most proto-max-bulk-len, as in Redis.
+void CmdLcs(Ctx& c) {
+  std::string a, b;
+  Status sa = Status::kOk, sb = Status::kOk;
+  auto read_both = [&] {
+    sa = c.store->Get(c.argv[1], &a);
+    sb = c.store->Get(c.argv[2], &b);
+  };
+  if (c.store->HeldBySection(c.argv[1]) && c.store->HeldBySection(c.argv[2])) {
+    read_both();  // inside EXEC or a script: their section holds both
+  } else {
+    const Status st = c.store->Atomically({c.argv[1], c.argv[2]}, false, read_both);
+    if (Failed(c, st)) return;
+  }
+  if (sa == Status::kWrongType || sb == Status::kWrongType) {
+    return c.w.Error("ERR The specified keys must contain string values");
+  }
+  if (sa != Status::kNotFound && Failed(c, sa)) return;
+  if (sb != Status::kNotFound && Failed(c, sb)) return;
+  bool want_len = false, want_idx = false, with_match_len = false;
+  int64_t min_match_len = 0;
+  for (size_t j = 3; j < c.argv.size(); ++j) {
+    const std::string& opt = c.argv[j];
+    if (IEq(opt, "IDX")) {
+      want_idx = true;
+    } else if (IEq(opt, "LEN")) {
+      want_len = true;
+    } else if (IEq(opt, "WITHMATCHLEN")) {
+      with_match_len = true;
+    } else if (IEq(opt, "MINMATCHLEN") && j + 1 < c.argv.size()) {
+      if (!ParseLL(c.argv[j + 1], &min_match_len)) return c.w.Error(kNotInteger);
+      if (min_match_len < 0) min_match_len = 0;
+      ++j;
+    } else {
+      return c.w.Error(kSyntaxErr);
+    }
+  }
+  if (want_idx && want_len) {
+    return c.w.Error("ERR If you want both the length and indexes, please just use IDX.");
+  }
+  const size_t alen = a.size(), blen = b.size();
+  const uint64_t cells = (uint64_t{alen} + 1) * (uint64_t{blen} + 1);
+  if (cells > c.dispatcher->config().max_bulk_len.load() / sizeof(uint32_t)) {
+    return c.w.Error(
+        "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len");
+  }
+  std::unique_ptr<uint32_t[]> table(new (std::nothrow) uint32_t[cells]);
+  if (table == nullptr) {
+    return c.w.Error("ERR Insufficient memory, failed allocating transient memory for LCS");
+  }
+  // cell(i, j): the LCS length of a's first i bytes and b's first j.
+  auto cell = [&](size_t i, size_t j) -> uint32_t& { return table[i * (blen + 1) + j]; };
+  for (size_t i = 0; i <= alen; ++i) {
+    for (size_t j = 0; j <= blen; ++j) {
+      if (i == 0 || j == 0) {
+        cell(i, j) = 0;
+      } else if (a[i - 1] == b[j - 1]) {
+        cell(i, j) = cell(i - 1, j - 1) + 1;
+      } else {
+        cell(i, j) = std::max(cell(i - 1, j), cell(i, j - 1));
+      }
+    }
+  }
+  const uint32_t length = cell(alen, blen);
+  if (want_len) return c.w.Integer(length);
+
+  // Walk back from the end: the subsequence, and its runs of bytes that are
+  // contiguous in both strings (a range ends at a step back without a match
+  // or at either string's start).
+  std::string common(length, '\0');
+  struct Range {
+    size_t a_start, a_end, b_start, b_end;
+  };
+  std::vector<Range> ranges;
+  bool open = false;
+  Range r{};
+  auto close = [&] {
+    const size_t len = r.a_end - r.a_start + 1;
+    if (min_match_len == 0 || len >= static_cast<uint64_t>(min_match_len)) ranges.push_back(r);
+    open = false;
+  };
+  size_t i = alen, j = blen, k = length;
+  while (i > 0 && j > 0) {
+    if (a[i - 1] == b[j - 1]) {
+      common[--k] = a[i - 1];
+      if (!open) {
+        r = Range{i - 1, i - 1, j - 1, j - 1};
+        open = true;
+      } else {  // the step before was a match too: the run grows backward
+        r.a_start = i - 1;
+        r.b_start = j - 1;
+      }
+      --i;
+      --j;
+      if (i == 0 || j == 0) close();
+    } else {
+      if (cell(i - 1, j) > cell(i, j - 1)) {
+        --i;
+      } else {
+        --j;
+      }
+      if (open) close();
+    }
+  }
+  if (!want_idx) return c.w.Bulk(common);
+  c.w.ArrayHeader(4);
+  c.w.Bulk("matches");
+  c.w.ArrayHeader(ranges.size());
+  for (const Range& m : ranges) {
+    c.w.ArrayHeader(with_match_len ? 3 : 2);
+    c.w.ArrayHeader(2);
+    c.w.Integer(static_cast<int64_t>(m.a_start));
+    c.w.Integer(static_cast<int64_t>(m.a_end));
+    c.w.ArrayHeader(2);
+    c.w.Integer(static_cast<int64_t>(m.b_start));
+    c.w.Integer(static_cast<int64_t>(m.b_end));
+    if (with_match_len) c.w.Integer(static_cast<int64_t>(m.a_end - m.a_start + 1));
+  }
+  c.w.Bulk("len");
   c.w.Integer(length);
 }
 
