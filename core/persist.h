@@ -107,6 +107,11 @@ class Engine {
     // (before its rename), "snapshot_renamed" and "manifest_written", so a
     // test can copy the data dir as a kill -9 at that instant would leave it.
     std::function<void(std::string_view step)> on_rewrite_step;
+    // The store's count of changes so far (Store::Stats().changes): read
+    // when the start has loaded and when a snapshot begins, so that
+    // PersistenceInfo::changes_at_last_save is the count the last
+    // successful snapshot (or the start) covered.  Optional.
+    std::function<uint64_t()> count_changes;
   };
 
   // Creates data_dir when missing, takes its LOCK (flock, non-blocking: a

@@ -264,6 +264,12 @@ void Store::Impl::SnapshotWalk(absl::FunctionRef<void(const Mutation&)> emit) co
 bool Store::Impl::OpenPersistence(std::string* error) {
   persist::Engine::Options eo;
   eo.persistence = options_.persistence;
+  // Without a lock (a SAVE may come from a thread that holds shards).
+  eo.count_changes = [this] {
+    uint64_t n = 0;
+    for (size_t i = 0; i < total_shards_; ++i) n += shards_[i].changes.load(std::memory_order_relaxed);
+    return n;
+  };
   persist::LoadStats stats;
   const auto start = std::chrono::steady_clock::now();
   engine_ = persist::Engine::Open(

@@ -604,6 +604,10 @@ struct alignas(64) Shard {
   // and misses: Store::Impl's HitCounters.)
   std::atomic<uint64_t> expired{0};
   std::atomic<uint64_t> evicted{0};
+  // Changes published here (Store::Impl::PublishLocked): written under mu
+  // with a plain load and store (no locked add on the write path), read by
+  // Stats without it.
+  std::atomic<uint64_t> changes{0};
 
   // WaitForChange: a writer that changed a key of this shard bumps
   // wake_seq and notifies, but only while someone waits.

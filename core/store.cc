@@ -377,6 +377,11 @@ Status Store::SetBit(std::string_view key, uint64_t bit, bool on, int* old) {
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->SetBit(key, bit, on, old); });
 }
 
+Status Store::EditPadded(std::string_view key, size_t min_size,
+                         absl::FunctionRef<bool(bool existed, std::string* bytes)> edit) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->EditPadded(key, min_size, edit); });
+}
+
 Status Store::BitOp(BitOpKind op, std::string_view dst, const std::vector<std::string_view>& keys,
                     int64_t* length) {
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->BitOp(op, dst, keys, length); });

@@ -275,6 +275,8 @@ class Store::Impl {
                   int64_t* length);
   Status IncrByFloat(std::string_view key, long double delta, std::string* result);
   Status SetBit(std::string_view key, uint64_t bit, bool on, int* old);
+  Status EditPadded(std::string_view key, size_t min_size,
+                    absl::FunctionRef<bool(bool existed, std::string* bytes)> edit);
   Status BitOp(Store::BitOpKind op, std::string_view dst, const std::vector<std::string_view>& keys,
                int64_t* length);
 
@@ -1019,6 +1021,7 @@ class Store::Impl {
   // built out of line).
   void PublishLocked(Shard& s, Mutation::Kind kind, std::string_view key, Entry* e,
                      bool log = true, uint64_t fence = 0) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    s.changes.store(s.changes.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     TouchWatchedLocked(s, key);
     if (options_.replicator == nullptr && engine_ == nullptr) return;
     PublishMutationLocked(s, kind, key, e, log, fence);

@@ -431,6 +431,7 @@ StoreStats Store::Impl::Stats() const {
     StoreStats::Database& db = st.databases[DbOf(s)];
     st.expired += s.expired.load(std::memory_order_relaxed);
     st.evicted += s.evicted.load(std::memory_order_relaxed);
+    st.changes += s.changes.load(std::memory_order_relaxed);
     ReaderLock l(&s.mu);
     const int64_t now = clock_->NowMs();
     const uint64_t live = LiveCountLocked(s, now);

@@ -397,26 +397,36 @@ Status Store::Impl::SetRange(std::string_view key, uint64_t offset, std::string_
                     length);
 }
 
-Status Store::Impl::SetBit(std::string_view key, uint64_t bit, bool on, int* old) {
-  const uint64_t byte = bit >> 3;
-  const unsigned mask = 0x80u >> (bit & 7);
+Status Store::Impl::EditPadded(std::string_view key, size_t min_size,
+                              absl::FunctionRef<bool(bool existed, std::string* bytes)> edit) {
   // Refused before the string is padded out to it.
-  if (byte >= options_.max_value_size) return Status::kInvalidArgument;
+  if (min_size > options_.max_value_size) return Status::kInvalidArgument;
   int64_t length = 0;
   return EditString(key,
                     [&](bool exists, const std::string& current, std::string* next,
                         bool* store) {
                       *next = current;
-                      if (next->size() <= byte) next->resize(byte + 1, '\0');
-                      unsigned char& b = reinterpret_cast<unsigned char&>((*next)[byte]);
-                      *old = (b & mask) != 0 ? 1 : 0;
-                      b = static_cast<unsigned char>(on ? (b | mask) : (b & ~mask));
-                      // As Redis: a bit set to what it was writes nothing
+                      const bool padded = next->size() < min_size;
+                      if (padded) next->resize(min_size, '\0');
+                      const bool changed = edit(exists, next);
+                      // As Redis: an edit that changes nothing writes nothing
                       // (no version move, no WATCH touched, nothing logged).
-                      *store = !exists || next->size() != current.size() || *old != (on ? 1 : 0);
+                      *store = !exists || padded || changed;
                       return Status::kOk;
                     },
                     &length);
+}
+
+Status Store::Impl::SetBit(std::string_view key, uint64_t bit, bool on, int* old) {
+  const uint64_t byte = bit >> 3;
+  const unsigned mask = 0x80u >> (bit & 7);
+  if (byte >= options_.max_value_size) return Status::kInvalidArgument;
+  return EditPadded(key, static_cast<size_t>(byte) + 1, [&](bool, std::string* bytes) {
+    unsigned char& b = reinterpret_cast<unsigned char&>((*bytes)[byte]);
+    *old = (b & mask) != 0 ? 1 : 0;
+    b = static_cast<unsigned char>(on ? (b | mask) : (b & ~mask));
+    return *old != (on ? 1 : 0);
+  });
 }
 
 Status Store::Impl::BitOp(Store::BitOpKind op, std::string_view dst,

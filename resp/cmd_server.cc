@@ -107,7 +107,9 @@ std::string InfoText(Ctx& c, const std::vector<std::string>& asked) {
     section("Persistence");
     line("loading", "0");
     line("async_loading", "0");
-    line("rdb_changes_since_last_save", "0");
+    const uint64_t changes = st.changes;
+    line("rdb_changes_since_last_save",
+         num(changes > p.changes_at_last_save ? changes - p.changes_at_last_save : 0));
     line("rdb_bgsave_in_progress", p.rewrite_in_progress ? "1" : "0");
     line("rdb_last_save_time", std::to_string(LastSaveUnix(c, p)));
     line("rdb_last_bgsave_status", rewrite_status);

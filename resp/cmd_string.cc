@@ -391,10 +391,13 @@ namespace {
 constexpr std::string_view kBitOffsetErr = "ERR bit offset is not an integer or out of range";
 
 // A bit offset as Redis 7.0 reads one (getBitOffsetFromArgument): an
-// integer whose byte is inside proto-max-bulk-len.  False after replying.
-bool ParseBitOffset(Ctx& c, const std::string& arg, uint64_t* bit) {
+// integer whose byte is inside proto-max-bulk-len; with `width` (BITFIELD)
+// "#N" too, which means N * width.  False after replying.
+bool ParseBitOffset(Ctx& c, const std::string& arg, uint64_t* bit, unsigned width = 0) {
+  const bool in_fields = width > 0 && !arg.empty() && arg[0] == '#';
   int64_t v = 0;
-  if (!ParseLL(arg, &v) || v < 0 ||
+  if (!ParseLL(in_fields ? arg.substr(1) : arg, &v) ||
+      (in_fields && __builtin_mul_overflow(v, static_cast<int64_t>(width), &v)) || v < 0 ||
       (static_cast<uint64_t>(v) >> 3) >= c.dispatcher->config().max_bulk_len.load()) {
     c.w.Error(kBitOffsetErr);
     return false;
@@ -555,6 +558,216 @@ void CmdBitPos(Ctx& c) {
   if (pos >= 0 || bit != 0 || end_given) return c.w.Integer(pos);
   c.w.Integer(bytes * 8);
 }
+
+namespace {
+
+// One BITFIELD operation, as parsed.
+struct FieldOp {
+  enum class Kind { kGet, kSet, kIncrBy } kind;
+  enum class Overflow { kWrap, kSat, kFail } overflow;
+  bool is_signed;
+  unsigned bits;    // 1-64 signed, 1-63 unsigned
+  uint64_t offset;  // of the field's first (most significant) bit
+  int64_t arg;      // SET's value, INCRBY's increment
+};
+
+// "i1" to "i64", "u1" to "u63" (Redis's getBitfieldTypeFromArgument: the
+// letter in lower case, the width as an integer up to a NUL).
+bool ParseFieldType(const std::string& arg, bool* is_signed, unsigned* bits) {
+  if (arg.empty() || (arg[0] != 'i' && arg[0] != 'u')) return false;
+  *is_signed = arg[0] == 'i';
+  int64_t n = 0;
+  if (!ParseLL(arg.substr(1, arg.find('\0', 1) - 1), &n)) return false;
+  if (n < 1 || n > (*is_signed ? 64 : 63)) return false;
+  *bits = static_cast<unsigned>(n);
+  return true;
+}
+
+// The `bits` bits from bit `offset` of s, most significant first; bits past
+// the string read as zeros.
+uint64_t ReadField(std::string_view s, uint64_t offset, unsigned bits) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < bits; ++i) {
+    const uint64_t bit = offset + i, byte = bit >> 3;
+    const unsigned b =
+        byte < s.size() ? (static_cast<unsigned char>(s[byte]) >> (7 - (bit & 7))) & 1u : 0u;
+    v = (v << 1) | b;
+  }
+  return v;
+}
+
+// Writes v's low `bits` bits at bit `offset` of *s, which is long enough.
+void WriteField(std::string* s, uint64_t offset, unsigned bits, uint64_t v) {
+  for (unsigned i = 0; i < bits; ++i) {
+    const uint64_t bit = offset + i;
+    unsigned char& b = reinterpret_cast<unsigned char&>((*s)[bit >> 3]);
+    const unsigned mask = 0x80u >> (bit & 7);
+    const bool on = ((v >> (bits - 1 - i)) & 1u) != 0;
+    b = static_cast<unsigned char>(on ? (b | mask) : (b & ~mask));
+  }
+}
+
+// A field's bits as a signed number (two's complement in `bits` bits).
+int64_t SignExtend(uint64_t v, unsigned bits) {
+  if (bits < 64 && ((v >> (bits - 1)) & 1u) != 0) v |= ~uint64_t{0} << bits;
+  return static_cast<int64_t>(v);
+}
+
+// value + incr stored in a field of `bits` bits, under the overflow rule:
+// false when it overflows under FAIL (nothing is written), else *out.  The
+// overflow test is Redis 7.0's (checkSignedBitfieldOverflow and
+// checkUnsignedBitfieldOverflow), including how a SET value far outside the
+// field's range is judged; its arithmetic is done in uint64_t here.
+bool FitField(const FieldOp& op, uint64_t value, int64_t incr, uint64_t* out) {
+  const auto uincr = static_cast<uint64_t>(incr);
+  bool high = false, low = false;
+  uint64_t top = 0, bottom = 0, wrapped = value + uincr;
+  if (op.is_signed) {
+    const auto v = static_cast<int64_t>(value);
+    const int64_t max =
+        op.bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (op.bits - 1)) - 1;
+    const int64_t min = -max - 1;
+    const auto max_incr = static_cast<int64_t>(static_cast<uint64_t>(max) - value);
+    const auto min_incr = static_cast<int64_t>(static_cast<uint64_t>(min) - value);
+    high = v > max || (op.bits != 64 && incr > max_incr) || (v >= 0 && incr > 0 && incr > max_incr);
+    low = !high && (v < min || (op.bits != 64 && incr < min_incr) ||
+                    (v < 0 && incr < 0 && incr < min_incr));
+    top = static_cast<uint64_t>(max);
+    bottom = static_cast<uint64_t>(min);
+    wrapped = static_cast<uint64_t>(SignExtend(wrapped & (op.bits == 64 ? ~uint64_t{0}
+                                                                          : (uint64_t{1} << op.bits) - 1),
+                                               op.bits));
+  } else {
+    const uint64_t max = (uint64_t{1} << op.bits) - 1;
+    const auto max_incr = static_cast<int64_t>(max - value);
+    const auto min_incr = static_cast<int64_t>(uint64_t{0} - value);
+    high = value > max || (incr > 0 && incr > max_incr);
+    low = !high && incr < 0 && incr < min_incr;
+    top = max;
+    bottom = 0;
+    wrapped &= max;
+  }
+  if (!high && !low) {
+    *out = value + uincr;
+    return true;
+  }
+  switch (op.overflow) {
+    case FieldOp::Overflow::kFail: return false;
+    case FieldOp::Overflow::kSat: *out = high ? top : bottom; return true;
+    case FieldOp::Overflow::kWrap: *out = wrapped; return true;
+  }
+  return false;
+}
+
+// BITFIELD and BITFIELD_RO: every operation parsed and checked first, in
+// Redis 7.0's order; then the GETs alone read a copy of the value, and any
+// SET or INCRBY edits it through Store::EditPadded, padded to the farthest
+// bit written (a missing key is created then, even when every write fails
+// under OVERFLOW FAIL, as in Redis).
+void BitFieldGeneric(Ctx& c, bool read_only) {
+  std::vector<FieldOp> ops;
+  auto overflow = FieldOp::Overflow::kWrap;
+  bool writes = false;
+  uint64_t last_bit = 0;  // the farthest bit a write reaches
+  const size_t argc = c.argv.size();
+  for (size_t j = 2; j < argc; ++j) {
+    const size_t left = argc - j - 1;
+    const std::string& sub = c.argv[j];
+    FieldOp op{};
+    if (IEq(sub, "get") && left >= 2) {
+      op.kind = FieldOp::Kind::kGet;
+    } else if (IEq(sub, "set") && left >= 3) {
+      op.kind = FieldOp::Kind::kSet;
+    } else if (IEq(sub, "incrby") && left >= 3) {
+      op.kind = FieldOp::Kind::kIncrBy;
+    } else if (IEq(sub, "overflow") && left >= 1) {
+      const std::string& how = c.argv[++j];
+      if (IEq(how, "wrap")) {
+        overflow = FieldOp::Overflow::kWrap;
+      } else if (IEq(how, "sat")) {
+        overflow = FieldOp::Overflow::kSat;
+      } else if (IEq(how, "fail")) {
+        overflow = FieldOp::Overflow::kFail;
+      } else {
+        return c.w.Error("ERR Invalid OVERFLOW type specified");
+      }
+      continue;
+    } else {
+      return c.w.Error(kSyntaxErr);
+    }
+    op.overflow = overflow;
+    if (!ParseFieldType(c.argv[j + 1], &op.is_signed, &op.bits)) {
+      return c.w.Error(
+          "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported "
+          "but i64 is.");
+    }
+    if (!ParseBitOffset(c, c.argv[j + 2], &op.offset, op.bits)) return;
+    if (op.kind != FieldOp::Kind::kGet) {
+      writes = true;
+      last_bit = std::max(last_bit, op.offset + op.bits - 1);
+      if (!ParseLL(c.argv[j + 3], &op.arg)) return c.w.Error(kNotInteger);
+    }
+    ops.push_back(op);
+    j += op.kind == FieldOp::Kind::kGet ? 2 : 3;
+  }
+  // One reply per operation: a number, or none (an overflow under FAIL).
+  std::vector<std::optional<int64_t>> replies;
+  auto run = [&](std::string* bytes) {
+    replies.clear();
+    bool changed = false;
+    for (const FieldOp& op : ops) {
+      const uint64_t old = ReadField(*bytes, op.offset, op.bits);
+      auto as_reply = [&](uint64_t v) {
+        return op.is_signed ? SignExtend(v, op.bits) : static_cast<int64_t>(v);
+      };
+      if (op.kind == FieldOp::Kind::kGet) {
+        replies.emplace_back(as_reply(old));
+        continue;
+      }
+      const uint64_t base =
+          op.kind == FieldOp::Kind::kSet ? static_cast<uint64_t>(op.arg)
+                                         : (op.is_signed ? static_cast<uint64_t>(SignExtend(old, op.bits))
+                                                         : old);
+      uint64_t next = 0;
+      if (!FitField(op, base, op.kind == FieldOp::Kind::kSet ? 0 : op.arg, &next)) {
+        replies.emplace_back(std::nullopt);
+        continue;
+      }
+      WriteField(bytes, op.offset, op.bits, next);
+      const uint64_t mask = op.bits == 64 ? ~uint64_t{0} : (uint64_t{1} << op.bits) - 1;
+      if ((next & mask) != old) changed = true;
+      // SET answers the field before, INCRBY the field after.
+      replies.emplace_back(as_reply(op.kind == FieldOp::Kind::kSet ? old : next & mask));
+    }
+    return changed;
+  };
+  if (!writes) {
+    std::string v;
+    const Status st = c.store->Get(c.argv[1], &v);
+    if (st != Status::kNotFound && Failed(c, st)) return;
+    run(&v);
+  } else {
+    if (read_only) return c.w.Error("ERR BITFIELD_RO only supports the GET subcommand");
+    const Status st = c.store->EditPadded(c.argv[1], static_cast<size_t>(last_bit >> 3) + 1,
+                                          [&](bool, std::string* bytes) { return run(bytes); });
+    if (st == Status::kInvalidArgument) return c.w.Error(kTooBig);
+    if (Failed(c, st)) return;
+  }
+  c.w.ArrayHeader(replies.size());
+  for (const auto& r : replies) {
+    if (r) {
+      c.w.Integer(*r);
+    } else {
+      c.w.NullBulk();
+    }
+  }
+}
+
+}  // namespace
+
+void CmdBitField(Ctx& c) { BitFieldGeneric(c, false); }
+
+void CmdBitFieldRo(Ctx& c) { BitFieldGeneric(c, true); }
 
 // BITOP AND|OR|XOR|NOT destkey key [key ...]
 void CmdBitOp(Ctx& c) {

@@ -184,6 +184,8 @@ const Command kCommands[] = {
     {"bitcount", -2, kReadOnly, 1, 1, 1, "@read @bitmap @slow", CmdBitCount},
     {"bitpos", -3, kReadOnly, 1, 1, 1, "@read @bitmap @slow", CmdBitPos},
     {"bitop", -4, kWrite | kDenyOom, 2, -1, 1, "@write @bitmap @slow", CmdBitOp},
+    {"bitfield", -2, kWrite | kDenyOom, 1, 1, 1, "@write @bitmap @slow", CmdBitField},
+    {"bitfield_ro", -2, kReadOnly | kFast, 1, 1, 1, "@read @bitmap @fast", CmdBitFieldRo},
     {"incr", 2, kWrite | kDenyOom | kFast | kRoutable | kChainable, 1, 1, 1, "@write @string @fast",
      CmdIncr},
     {"decr", 2, kWrite | kDenyOom | kFast | kRoutable | kChainable, 1, 1, 1, "@write @string @fast",

@@ -204,6 +204,8 @@ void CmdGetBit(Ctx& c);
 void CmdBitCount(Ctx& c);
 void CmdBitPos(Ctx& c);
 void CmdBitOp(Ctx& c);
+void CmdBitField(Ctx& c);
+void CmdBitFieldRo(Ctx& c);
 void CmdLcs(Ctx& c);
 void CmdIncr(Ctx& c);
 void CmdDecr(Ctx& c);

@@ -181,6 +181,47 @@ TEST_CASE("with a data dir: SAVE, BGREWRITEAOF and BGSAVE snapshot, INFO shows t
   CHECK(InfoField(info, "aof_last_bgrewrite_status") == "ok");
 }
 
+TEST_CASE("INFO's rdb_changes_since_last_save counts changes, from the last SAVE or the start") {
+  TempDir dir;
+  auto changes = [](Client& c) {
+    return std::stoll(InfoField(c.Call({"INFO", "persistence"}), "rdb_changes_since_last_save"));
+  };
+  {
+    Fixture f({}, WithDataDir(dir.path + "/data", ephpm::FsyncPolicy::kEverySec), WallMs());
+    Client c(f.port());
+    CHECK(changes(c) == 0);
+    REQUIRE(c.Call({"SET", "a", "1"}) == kOk);
+    REQUIRE(c.Call({"SET", "a", "1"}) == kOk);       // a write, though the same value
+    REQUIRE(c.Call({"SETBIT", "b", "0", "0"}) == Int(0));  // a new key
+    REQUIRE(c.Call({"SETBIT", "b", "0", "0"}) == Int(0));  // nothing changes
+    REQUIRE(c.Call({"DEL", "nokey"}) == Int(0));     // nothing to delete
+    REQUIRE(c.Call({"HSET", "h", "f", "v"}) == Int(1));
+    REQUIRE(c.Call({"DEL", "a"}) == Int(1));
+    CHECK(changes(c) == 5);  // two SETs, the new bitmap, the hash, the DEL
+    CHECK(c.Call({"SAVE"}) == kOk);
+    CHECK(changes(c) == 0);
+    REQUIRE(c.Call({"INCR", "n"}) == Int(1));
+    CHECK(changes(c) == 1);
+  }
+  // What a start loads is saved already.
+  Fixture f({}, WithDataDir(dir.path + "/data", ephpm::FsyncPolicy::kEverySec), WallMs());
+  Client c(f.port());
+  CHECK(c.Call({"GET", "n"}) == Bulk("1"));
+  CHECK(changes(c) == 0);
+}
+
+TEST_CASE("persistence off: rdb_changes_since_last_save counts every change since the start") {
+  Fixture f;
+  Client c(f.port());
+  const std::string before = InfoField(c.Call({"INFO", "persistence"}), "rdb_changes_since_last_save");
+  CHECK(before == "0");
+  REQUIRE(c.Call({"SET", "a", "1"}) == kOk);
+  REQUIRE(c.Call({"EXPIRE", "a", "100"}) == Int(1));
+  REQUIRE(c.Call({"SET", "b", "1", "NX"}) == kOk);
+  REQUIRE(c.Call({"SET", "b", "2", "NX"}) == kNil);  // refused: no change
+  CHECK(InfoField(c.Call({"INFO", "persistence"}), "rdb_changes_since_last_save") == "3");
+}
+
 TEST_CASE("with a data dir: what RESP wrote is back after a restart, locks included") {
   TempDir dir;
   const StoreOptions so = WithDataDir(dir.path + "/data", ephpm::FsyncPolicy::kAlways);

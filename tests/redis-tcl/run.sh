@@ -41,7 +41,7 @@ shift
 units=("$@")
 if [ ${#units[@]} -eq 0 ]; then
   units=(type/string type/incr type/hash type/list type/set type/zset expire scan protocol
-         bitops multi scripting keyspace other)
+         bitops bitfield multi scripting keyspace other)
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)

@@ -50,6 +50,10 @@ struct PersistenceInfo {
   bool last_rewrite_ok = true;        // false when the last snapshot failed
   std::string last_rewrite_error;     // its reason
   uint64_t rewrites = 0;              // snapshots completed since start
+  // StoreStats::changes when the last successful snapshot began (or when
+  // the start had loaded): INFO's rdb_changes_since_last_save is the
+  // difference.
+  uint64_t changes_at_last_save = 0;
   int64_t last_save_unix = 0;         // when the last snapshot completed (s), or
                                       // the start time when there was none
   uint64_t log_bytes = 0;             // size of the current log file

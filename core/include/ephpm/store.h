@@ -59,6 +59,10 @@ struct StoreStats {
   uint64_t compressed_stored_bytes = 0;    // their sizes as stored
   uint64_t pinned_keys = 0;       // live locks, which eviction never takes
   uint64_t pinned_bytes = 0;      // their accounted bytes (part of memory_used)
+  // Changes made since the start (each write, deletion, expiry or flush a
+  // shard published; not one that found nothing to change): INFO's
+  // rdb_changes_since_last_save counts from a snapshot's share of it.
+  uint64_t changes = 0;
   // keys and keys_with_ttl of each database (INFO's keyspace section).
   struct Database {
     uint64_t keys = 0;
@@ -349,6 +353,18 @@ class Store {
   // reach it (a missing key counts as ""), keeping its TTL.  *old = the bit
   // before.  kInvalidArgument when the string would pass max_value_size.
   Status SetBit(std::string_view key, uint64_t bit, bool on, int* old);
+
+  // The write half of BITFIELD: `edit` gets a copy of the string at key
+  // (*bytes; `existed` false for a missing key, whose copy is ""),
+  // zero-padded to at least min_size bytes, changes it in place and returns
+  // whether it changed anything.  The result is stored, keeping the TTL,
+  // when it changed, was padded or the key was missing (as Redis, which
+  // creates and grows the string before it edits it).  `edit` runs again,
+  // on a fresh copy, when another write got in first: it must start over
+  // each time.  kInvalidArgument when min_size passes max_value_size;
+  // kWrongType for a key of another type.
+  Status EditPadded(std::string_view key, size_t min_size,
+                    absl::FunctionRef<bool(bool existed, std::string* bytes)> edit);
 
   // BITOP: dst becomes the bytewise AND, OR or XOR of the strings at keys
   // (a missing key counts as "", a shorter string as zero-padded), or NOT of
