@@ -4,6 +4,7 @@
 #include "command_table.h"
 #include "scripting.h"
 
+#include <sys/resource.h>
 #include <sys/time.h>
 
 #include <cstdio>
@@ -153,6 +154,29 @@ std::string InfoText(Ctx& c, const std::vector<std::string>& asked) {
     section("Replication");
     line("role", "master");
     line("connected_slaves", "0");
+    // ephpm serves no Redis replication stream (its cluster replicates its
+    // own way), so, as a Redis that never had a replica, no backlog and
+    // offset 0.
+    line("master_repl_offset", "0");
+    line("repl_backlog_active", "0");
+  }
+  if (wants("cpu", true)) {
+    // The process's CPU time and its children's (snapshot writers run as
+    // threads, so the children's is normally zero), in Redis's format.
+    section("CPU");
+    auto seconds = [](const struct timeval& tv) {
+      char buf[48];
+      std::snprintf(buf, sizeof buf, "%ld.%06ld", static_cast<long>(tv.tv_sec),
+                    static_cast<long>(tv.tv_usec));
+      return std::string(buf);
+    };
+    struct rusage self {}, children {};
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &children);
+    line("used_cpu_sys", seconds(self.ru_stime));
+    line("used_cpu_user", seconds(self.ru_utime));
+    line("used_cpu_sys_children", seconds(children.ru_stime));
+    line("used_cpu_user_children", seconds(children.ru_utime));
   }
   if (wants("cluster", true)) {
     // ephpm's cluster is not Redis Cluster: clients must not try to speak
