@@ -3,7 +3,6 @@
 #include "command_table.h"
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -101,20 +100,8 @@ void CmdHRandField(Ctx& c) {
     return c.w.Bulk(fields[0].first);
   }
   int64_t count = 0;
-  if (!ParseLL(c.argv[2], &count)) return c.w.Error(kNotInteger);
-  if (count == std::numeric_limits<int64_t>::min()) {
-    return c.w.Error(
-        "ERR value is out of range, value must between -9223372036854775807 and "
-        "9223372036854775807");
-  }
-  const bool withvalues = c.argv.size() == 4;
-  if (c.argv.size() > 4 || (withvalues && !IEq(c.argv[3], "withvalues"))) {
-    return c.w.Error(kSyntaxErr);
-  }
-  constexpr int64_t kHalf = std::numeric_limits<int64_t>::max() / 2;
-  if (withvalues && (count < -kHalf || count > kHalf)) {
-    return c.w.Error("ERR value is out of range");
-  }
+  bool withvalues = false;
+  if (!ParseRandCount(c, "withvalues", &count, &withvalues)) return;
   if (Failed(c, c.store->HRandField(c.argv[1], count, &fields))) return;
   c.w.ArrayHeader(withvalues ? fields.size() * 2 : fields.size());
   for (const auto& [f, v] : fields) {

@@ -539,20 +539,8 @@ void CmdZRandMember(Ctx& c) {
     return c.w.Bulk(members[0].first);
   }
   int64_t count = 0;
-  if (!ParseLL(c.argv[2], &count)) return c.w.Error(kNotInteger);
-  if (count == std::numeric_limits<int64_t>::min()) {
-    return c.w.Error(
-        "ERR value is out of range, value must between -9223372036854775807 and "
-        "9223372036854775807");
-  }
-  const bool withscores = c.argv.size() == 4;
-  if (c.argv.size() > 4 || (withscores && !IEq(c.argv[3], "withscores"))) {
-    return c.w.Error(kSyntaxErr);
-  }
-  constexpr int64_t kHalf = std::numeric_limits<int64_t>::max() / 2;
-  if (withscores && (count < -kHalf || count > kHalf)) {
-    return c.w.Error("ERR value is out of range");
-  }
+  bool withscores = false;
+  if (!ParseRandCount(c, "withscores", &count, &withscores)) return;
   Store::ZMembers members;
   if (Failed(c, c.store->ZRandMember(c.argv[1], count, &members))) return;
   ReplyMembers(c, members, withscores);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,30 @@ void ArityError(Ctx& c) {
 void Ok(Ctx& c) { c.w.SimpleString("OK"); }
 
 // Replies the error for a store status other than kOk; false for kOk.
+bool ParseRandCount(Ctx& c, std::string_view option, int64_t* count, bool* with) {
+  if (!ParseLL(c.argv[2], count)) {
+    c.w.Error(kNotInteger);
+    return false;
+  }
+  if (*count == std::numeric_limits<int64_t>::min()) {
+    c.w.Error(
+        "ERR value is out of range, value must between -9223372036854775807 and "
+        "9223372036854775807");
+    return false;
+  }
+  *with = c.argv.size() == 4;
+  if (c.argv.size() > 4 || (*with && !IEq(c.argv[3], option))) {
+    c.w.Error(kSyntaxErr);
+    return false;
+  }
+  constexpr int64_t kHalf = std::numeric_limits<int64_t>::max() / 2;
+  if (*with && (*count < -kHalf || *count > kHalf)) {
+    c.w.Error("ERR value is out of range");
+    return false;
+  }
+  return true;
+}
+
 bool Failed(Ctx& c, Status st) {
   switch (st) {
     case Status::kOk: return false;

@@ -126,6 +126,11 @@ bool ParseLL(std::string_view s, int64_t* out);
 // A SCAN/HSCAN cursor as Redis 7.0's parseScanCursorOrReply reads it.
 bool ParseCursor(const std::string& s, uint64_t* out);
 std::string ExpireTimeError(Ctx& c);
+// HRANDFIELD's and ZRANDMEMBER's "count [WITHVALUES|WITHSCORES]" from
+// argv[2], as Redis 7.0 checks it (before the key is looked up): the count
+// in -LONG_MAX..LONG_MAX, the option by name, and with it a count within
+// half that range.  False after replying.
+bool ParseRandCount(Ctx& c, std::string_view option, int64_t* count, bool* with);
 // A HELP subcommand's reply: the lines as an array of simple strings.
 template <size_t N>
 void HelpReply(Ctx& c, const char* const (&lines)[N]) {
