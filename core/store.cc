@@ -217,6 +217,10 @@ Status Store::Exists(std::string_view key, bool* exists) const {
   return impl_->Exists(key, exists);
 }
 
+Status Store::Touch(std::string_view key, bool* exists) const {
+  return impl_->Touch(key, exists);
+}
+
 Status Store::IncrBy(std::string_view key, int64_t delta, int64_t* result) {
   return OomGuard(Status::kOutOfMemory, [&] { return impl_->IncrBy(key, delta, result); });
 }

@@ -254,6 +254,7 @@ class Store::Impl {
   // throw bad_alloc decoding a compressed value.
   static bool ConditionHoldsLocked(const Entry& e, const ValueCondition& c);
   Status Exists(std::string_view key, bool* exists) const;
+  Status Touch(std::string_view key, bool* exists) const;
   Status IncrBy(std::string_view key, int64_t delta, int64_t* result);
   Status IncrByLocal(std::string_view key, int64_t delta, int64_t* result);
   Status SetWith(std::string_view key, std::string_view value, const SetOptions& o,

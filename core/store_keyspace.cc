@@ -37,6 +37,19 @@ Status Store::Impl::Exists(std::string_view key, bool* exists) const {
   return Status::kOk;
 }
 
+Status Store::Impl::Touch(std::string_view key, bool* exists) const {
+  if (!KeyOk(key)) return Status::kInvalidArgument;
+  const HashedKey hk = HashKey(key);
+  Shard& s = ShardFor(hk);
+  ReaderLock l(&s.mu);
+  auto it = s.map.find(hk);
+  const int64_t now = clock_->NowMs();
+  *exists = it != s.map.end() && !IsExpired(it->second, now);
+  // Readers write the access time under the shared lock (hence atomic).
+  if (*exists) it->second.last_access.store(now, std::memory_order_relaxed);
+  return Status::kOk;
+}
+
 Status Store::Impl::Expire(std::string_view key, int64_t ttl_ms, bool* applied) {
   if (ttl_ms <= 0) return ExpireAt(key, std::numeric_limits<int64_t>::min(), applied);
   int64_t at = 0;

@@ -32,6 +32,16 @@ void CmdExists(Ctx& c) {
   c.w.Integer(total);
 }
 
+void CmdTouch(Ctx& c) {
+  int64_t total = 0;
+  for (size_t i = 1; i < c.argv.size(); ++i) {
+    bool e = false;
+    if (Failed(c, c.store->Touch(c.argv[i], &e))) return;
+    total += e ? 1 : 0;
+  }
+  c.w.Integer(total);
+}
+
 namespace {
 
 const char* TypeName(ValueType t) {

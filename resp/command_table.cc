@@ -224,6 +224,7 @@ const Command kCommands[] = {
     {"del", -2, kWrite, 1, -1, 1, "@keyspace @write @slow", CmdDel},
     {"unlink", -2, kWrite | kFast, 1, -1, 1, "@keyspace @write @fast", CmdDel},
     {"exists", -2, kReadOnly | kFast, 1, -1, 1, "@keyspace @read @fast", CmdExists},
+    {"touch", -2, kReadOnly | kFast, 1, -1, 1, "@keyspace @read @fast", CmdTouch},
     {"type", 2, kReadOnly | kFast, 1, 1, 1, "@keyspace @read @fast", CmdType},
     {"move", 3, kWrite | kFast, 1, 1, 1, "@keyspace @write @fast", CmdMove},
     {"swapdb", 3, kWrite | kFast, 0, 0, 0, "@keyspace @write @fast @dangerous", CmdSwapDb},

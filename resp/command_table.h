@@ -225,6 +225,7 @@ void CmdLockFence(Ctx& c);
 // cmd_keyspace.cc
 void CmdDel(Ctx& c);
 void CmdExists(Ctx& c);
+void CmdTouch(Ctx& c);
 void CmdType(Ctx& c);
 void CmdMove(Ctx& c);
 void CmdSwapDb(Ctx& c);

@@ -198,3 +198,27 @@ TEST_CASE("MEMORY USAGE reports what the store accounts for each key") {
   CHECK(c.Call({"SELECT", "1"}) == kOk);
   CHECK(c.Call({"MEMORY", "USAGE", "s"}) == kNil);
 }
+
+TEST_CASE("TOUCH counts live keys and makes them just accessed") {
+  Fixture f;
+  Client c(f.port());
+  CHECK(c.Call({"SET", "a", "v"}) == kOk);
+  CHECK(c.Call({"RPUSH", "l", "x"}) == Int(1));
+  f.clock.Advance(5000);
+  CHECK(c.Call({"OBJECT", "IDLETIME", "a"}) == Int(5));
+  CHECK(c.Call({"OBJECT", "IDLETIME", "l"}) == Int(5));
+  CHECK(c.Call({"TOUCH", "a", "nokey", "a"}) == Int(2));
+  CHECK(c.Call({"OBJECT", "IDLETIME", "a"}) == Int(0));
+  CHECK(c.Call({"OBJECT", "IDLETIME", "l"}) == Int(5));  // not named
+  // A read, not a change: nothing published, no WATCH touched.
+  CHECK(c.Call({"WATCH", "l"}) == kOk);
+  CHECK(c.Call({"TOUCH", "l"}) == Int(1));
+  CHECK(c.Call({"MULTI"}) == kOk);
+  CHECK(c.Call({"LLEN", "l"}) == "+QUEUED\r\n");
+  CHECK(c.Call({"EXEC"}) == Arr({Int(1)}));
+  CHECK(c.Call({"OBJECT", "IDLETIME", "l"}) == Int(0));
+  // Expired: not counted.
+  CHECK(c.Call({"PEXPIRE", "a", "10"}) == Int(1));
+  f.clock.Advance(10);
+  CHECK(c.Call({"TOUCH", "a"}) == Int(0));
+}

@@ -297,6 +297,9 @@ class Store {
 
   // *exists = whether a live entry of any type is there.
   Status Exists(std::string_view key, bool* exists) const;
+  // TOUCH: as Exists, and a live key counts as just accessed (OBJECT
+  // IDLETIME 0, the newest for allkeys-lru).  Not a change.
+  Status Touch(std::string_view key, bool* exists) const;
 
   // Adds delta to the decimal int64 stored at key (a missing or expired key
   // counts as "0") and stores the result, keeping any TTL.  kNotInteger when
