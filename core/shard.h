@@ -582,6 +582,11 @@ struct alignas(64) Shard {
   // also sends the pinned bytes to the process-wide figure eviction needs.
   bool count_globally ABSL_GUARDED_BY(mu) = false;
   std::atomic<int64_t> used{0};  // written under mu; read by Stats without it
+  // Changes published here (Store::Impl::PublishLocked), for INFO's
+  // rdb_changes_since_last_save: as `used`, written under mu with a plain
+  // load and store (no locked add on the write path), beside it so that a
+  // write touches no other line for it; read by Stats without the lock.
+  std::atomic<uint64_t> changes{0};
   // With a replicator: stamps of deleted or expired keys, and the order
   // they were made in (for collection after tombstone_ttl_ms).
   absl::flat_hash_map<std::string, Tombstone, KeyHash, KeyEq> tombstones ABSL_GUARDED_BY(mu);
@@ -604,10 +609,6 @@ struct alignas(64) Shard {
   // and misses: Store::Impl's HitCounters.)
   std::atomic<uint64_t> expired{0};
   std::atomic<uint64_t> evicted{0};
-  // Changes published here (Store::Impl::PublishLocked): written under mu
-  // with a plain load and store (no locked add on the write path), read by
-  // Stats without it.
-  std::atomic<uint64_t> changes{0};
 
   // WaitForChange: a writer that changed a key of this shard bumps
   // wake_seq and notifies, but only while someone waits.
