@@ -267,7 +267,9 @@ bool Store::Impl::OpenPersistence(std::string* error) {
   // Without a lock (a SAVE may come from a thread that holds shards).
   eo.count_changes = [this] {
     uint64_t n = 0;
-    for (size_t i = 0; i < total_shards_; ++i) n += shards_[i].changes.load(std::memory_order_relaxed);
+    for (size_t i = 0; i < total_shards_; ++i) {
+      n += shards_[i].changes.load(std::memory_order_relaxed);
+    }
     return n;
   };
   persist::LoadStats stats;

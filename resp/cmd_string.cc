@@ -607,6 +607,9 @@ void WriteField(std::string* s, uint64_t offset, unsigned bits, uint64_t v) {
   }
 }
 
+// The low `bits` bits.
+uint64_t FieldMask(unsigned bits) { return bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
+
 // A field's bits as a signed number (two's complement in `bits` bits).
 int64_t SignExtend(uint64_t v, unsigned bits) {
   if (bits < 64 && ((v >> (bits - 1)) & 1u) != 0) v |= ~uint64_t{0} << bits;
@@ -634,9 +637,7 @@ bool FitField(const FieldOp& op, uint64_t value, int64_t incr, uint64_t* out) {
                     (v < 0 && incr < 0 && incr < min_incr));
     top = static_cast<uint64_t>(max);
     bottom = static_cast<uint64_t>(min);
-    wrapped = static_cast<uint64_t>(SignExtend(wrapped & (op.bits == 64 ? ~uint64_t{0}
-                                                                          : (uint64_t{1} << op.bits) - 1),
-                                               op.bits));
+    wrapped = static_cast<uint64_t>(SignExtend(wrapped & FieldMask(op.bits), op.bits));
   } else {
     const uint64_t max = (uint64_t{1} << op.bits) - 1;
     const auto max_incr = static_cast<int64_t>(max - value);
@@ -724,17 +725,17 @@ void BitFieldGeneric(Ctx& c, bool read_only) {
         replies.emplace_back(as_reply(old));
         continue;
       }
-      const uint64_t base =
-          op.kind == FieldOp::Kind::kSet ? static_cast<uint64_t>(op.arg)
-                                         : (op.is_signed ? static_cast<uint64_t>(SignExtend(old, op.bits))
-                                                         : old);
+      uint64_t base = static_cast<uint64_t>(op.arg);  // SET's value
+      if (op.kind == FieldOp::Kind::kIncrBy) {
+        base = op.is_signed ? static_cast<uint64_t>(SignExtend(old, op.bits)) : old;
+      }
       uint64_t next = 0;
       if (!FitField(op, base, op.kind == FieldOp::Kind::kSet ? 0 : op.arg, &next)) {
         replies.emplace_back(std::nullopt);
         continue;
       }
       WriteField(bytes, op.offset, op.bits, next);
-      const uint64_t mask = op.bits == 64 ? ~uint64_t{0} : (uint64_t{1} << op.bits) - 1;
+      const uint64_t mask = FieldMask(op.bits);
       if ((next & mask) != old) changed = true;
       // SET answers the field before, INCRBY the field after.
       replies.emplace_back(as_reply(op.kind == FieldOp::Kind::kSet ? old : next & mask));

@@ -15,7 +15,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/container/flat_hash_set.h"
 #include "ephpm/number_text.h"
 #include "ephpm/settings.h"
 #include "scripting.h"
@@ -50,7 +49,6 @@ void ArityError(Ctx& c) {
 
 void Ok(Ctx& c) { c.w.SimpleString("OK"); }
 
-// Replies the error for a store status other than kOk; false for kOk.
 bool ParseRandCount(Ctx& c, std::string_view option, int64_t* count, bool* with) {
   if (!ParseLL(c.argv[2], count)) {
     c.w.Error(kNotInteger);
@@ -75,6 +73,7 @@ bool ParseRandCount(Ctx& c, std::string_view option, int64_t* count, bool* with)
   return true;
 }
 
+// Replies the error for a store status other than kOk; false for kOk.
 bool Failed(Ctx& c, Status st) {
   switch (st) {
     case Status::kOk: return false;
