@@ -496,12 +496,11 @@ void CmdObjectHelp(Ctx& c) {
 // is always measured, so SAMPLES is read and checked as Redis reads it, and
 // has nothing to sample.
 void CmdMemoryUsage(Ctx& c) {
-  for (size_t j = 3; j < c.argv.size(); ++j) {
+  for (size_t j = 3; j < c.argv.size(); j += 2) {  // SAMPLES and its count
     if (!IEq(c.argv[j], "samples") || j + 1 >= c.argv.size()) return c.w.Error(kSyntaxErr);
     int64_t samples = 0;
     if (!ParseLL(c.argv[j + 1], &samples)) return c.w.Error(kNotInteger);
     if (samples < 0) return c.w.Error(kSyntaxErr);
-    ++j;
   }
   EntryInfo info;
   const Status st = c.store->Inspect(c.argv[2], &info);
