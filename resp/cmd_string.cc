@@ -319,6 +319,18 @@ void CmdMGet(Ctx& c) {
 
 namespace {
 
+// Replies for a failed edit of the string at argv[1] (APPEND, SETRANGE,
+// SETBIT, BITFIELD): kInvalidArgument is the value grown past
+// ephpm.max_value_size, Redis's proto-max-bulk-len error, unless the key
+// itself is too long.  True when it replied.
+bool FailedEdit(Ctx& c, Status st) {
+  if (st == Status::kInvalidArgument && c.argv[1].size() <= kMaxKeySize) {
+    c.w.Error(kTooBig);
+    return true;
+  }
+  return Failed(c, st);
+}
+
 void MSetGeneric(Ctx& c, bool nx) {
   if (c.argv.size() % 2 == 0) return ArityError(c);
   std::vector<std::pair<std::string_view, std::string_view>> pairs;
@@ -338,8 +350,7 @@ void CmdMSetNx(Ctx& c) { MSetGeneric(c, true); }
 void CmdAppend(Ctx& c) {
   int64_t len = 0;
   const Status st = c.store->Append(c.argv[1], c.argv[2], &len);
-  if (st == Status::kInvalidArgument) return c.w.Error(kTooBig);
-  if (Failed(c, st)) return;
+  if (FailedEdit(c, st)) return;
   c.w.Integer(len);
 }
 
@@ -358,8 +369,7 @@ void CmdSetRange(Ctx& c) {
   if (offset < 0) return c.w.Error("ERR offset is out of range");
   int64_t len = 0;
   const Status st = c.store->SetRange(c.argv[1], static_cast<uint64_t>(offset), c.argv[3], &len);
-  if (st == Status::kInvalidArgument) return c.w.Error(kTooBig);
-  if (Failed(c, st)) return;
+  if (FailedEdit(c, st)) return;
   c.w.Integer(len);
 }
 
@@ -464,8 +474,7 @@ void CmdSetBit(Ctx& c) {
   }
   int old = 0;
   const Status st = c.store->SetBit(c.argv[1], bit, on != 0, &old);
-  if (st == Status::kInvalidArgument) return c.w.Error(kTooBig);
-  if (Failed(c, st)) return;
+  if (FailedEdit(c, st)) return;
   c.w.Integer(old);
 }
 
@@ -751,8 +760,7 @@ void BitFieldGeneric(Ctx& c, bool read_only) {
     if (read_only) return c.w.Error("ERR BITFIELD_RO only supports the GET subcommand");
     const Status st = c.store->EditPadded(c.argv[1], static_cast<size_t>(last_bit >> 3) + 1,
                                           [&](bool, std::string* bytes) { return run(bytes); });
-    if (st == Status::kInvalidArgument) return c.w.Error(kTooBig);
-    if (Failed(c, st)) return;
+    if (FailedEdit(c, st)) return;
   }
   c.w.ArrayHeader(replies.size());
   for (const auto& r : replies) {

@@ -602,3 +602,50 @@ TEST_CASE("server: QUIT replies +OK and closes; nothing after it runs") {
   CHECK(c.Call({"QUIT", "extra", "args"}) == kOk);
   CHECK(c.WaitClosed());
 }
+
+// Writes that would grow a string past ephpm.max_value_size are refused with
+// Redis's proto-max-bulk-len error when proto-max-bulk-len lets the request
+// through (it may be set above the store's limit), and change nothing: not
+// the value, not a key that did not exist, not a BITFIELD's earlier fields.
+TEST_CASE("server: string edits past max_value_size are refused and change nothing") {
+  StoreOptions so;
+  so.max_value_size = 64;
+  Fixture f({}, so);
+  Client c(f.port());
+  const std::string too_big = Err(
+      "ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  CHECK(c.Call({"SET", "s", "abc"}) == kOk);
+  CHECK(c.Call({"APPEND", "s", std::string(62, 'x')}) == too_big);
+  CHECK(c.Call({"SETRANGE", "s", "64", "x"}) == too_big);
+  CHECK(c.Call({"SETBIT", "s", "512", "1"}) == too_big);  // byte 64: 65 bytes
+  CHECK(c.Call({"BITFIELD", "s", "SET", "u8", "0", "255", "SET", "u8", "505", "1"}) == too_big);
+  CHECK(c.Call({"BITFIELD", "s", "INCRBY", "u8", "#64", "1"}) == too_big);
+  CHECK(c.Call({"GET", "s"}) == Bulk("abc"));
+  CHECK(c.Call({"SETBIT", "n", "600", "1"}) == too_big);
+  CHECK(c.Call({"BITFIELD", "n", "SET", "i16", "1000", "-1"}) == too_big);
+  CHECK(c.Call({"SETRANGE", "n", "100", "x"}) == too_big);
+  CHECK(c.Call({"APPEND", "n", std::string(65, 'y')}) == too_big);
+  CHECK(c.Call({"EXISTS", "n"}) == Int(0));
+  // At the limit exactly, each is a write.
+  CHECK(c.Call({"SETBIT", "s", "511", "1"}) == Int(0));
+  CHECK(c.Call({"STRLEN", "s"}) == Int(64));
+  CHECK(c.Call({"BITFIELD", "b", "SET", "u8", "504", "7"}) == Arr({Int(0)}));
+  CHECK(c.Call({"STRLEN", "b"}) == Int(64));
+  CHECK(c.Call({"APPEND", "a", std::string(64, 'z')}) == Int(64));
+  CHECK(c.Call({"APPEND", "a", "z"}) == too_big);
+  CHECK(c.Call({"STRLEN", "a"}) == Int(64));
+  // A key past kMaxKeySize: LCS's one-step read refuses it as every
+  // command does; a source of another type is LCS's own error.
+  const std::string long_key(ephpm::kMaxKeySize + 1, 'k');
+  const std::string long_key_err =
+      Err("ERR key is longer than 65536 bytes or value longer than ephpm.max_value_size");
+  CHECK(c.Call({"LCS", "s", long_key}) == long_key_err);
+  // The edits name the key's fault, not the value's.
+  CHECK(c.Call({"APPEND", long_key, "x"}) == long_key_err);
+  CHECK(c.Call({"SETRANGE", long_key, "0", "x"}) == long_key_err);
+  CHECK(c.Call({"SETBIT", long_key, "0", "1"}) == long_key_err);
+  CHECK(c.Call({"BITFIELD", long_key, "SET", "u8", "0", "1"}) == long_key_err);
+  CHECK(c.Call({"RPUSH", "l", "x"}) == Int(1));
+  CHECK(c.Call({"LCS", "a", "l"}) == Err("ERR The specified keys must contain string values"));
+  CHECK(c.Call({"LCS", "a", "nokey", "LEN"}) == Int(0));
+}
