@@ -6,6 +6,7 @@
 // Assertions run on the main thread only; helper threads record what they
 // saw.  Socket timeouts are guards against a hang, never assertions.
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cerrno>
 #include <chrono>
@@ -648,4 +649,32 @@ TEST_CASE("server: string edits past max_value_size are refused and change nothi
   CHECK(c.Call({"RPUSH", "l", "x"}) == Int(1));
   CHECK(c.Call({"LCS", "a", "l"}) == Err("ERR The specified keys must contain string values"));
   CHECK(c.Call({"LCS", "a", "nokey", "LEN"}) == Int(0));
+}
+
+// LCS reads its two keys in one step: a writer sets both to the same string,
+// a different one each time (MSET, one step; the keys on different shards),
+// so the longest common subsequence is always the whole string.  Reading
+// one key, letting the writer in, then reading the other, would answer 0.
+TEST_CASE("server: LCS reads both keys in one step against a concurrent writer") {
+  Fixture f;
+  REQUIRE(f.store->ShardIndex(0, "l1") != f.store->ShardIndex(0, "l2"));
+  Client c(f.port());
+  CHECK(c.Call({"MSET", "l1", "aaaaaaaa", "l2", "aaaaaaaa"}) == kOk);
+  std::atomic<bool> done{false};
+  std::atomic<int> writer_errors{0};
+  std::thread writer([&] {
+    Client w(f.port());
+    for (int i = 0; !done.load(); ++i) {
+      const std::string v(8, static_cast<char>('a' + i % 26));
+      if (w.Call({"MSET", "l1", v, "l2", v}) != kOk) writer_errors++;
+    }
+  });
+  int torn = 0;
+  for (int i = 0; i < 2000; ++i) {
+    if (c.Call({"LCS", "l1", "l2", "LEN"}) != Int(8)) ++torn;
+  }
+  done = true;
+  writer.join();
+  CHECK(torn == 0);
+  CHECK(writer_errors == 0);
 }
