@@ -255,6 +255,9 @@ class Store::Impl {
   static bool ConditionHoldsLocked(const Entry& e, const ValueCondition& c);
   Status Exists(std::string_view key, bool* exists) const;
   Status Touch(std::string_view key, bool* exists) const;
+  // Exists, and with `touch` Touch: whether key is live, marking it just
+  // accessed when it is and touch is set.
+  Status FindLive(std::string_view key, bool touch, bool* exists) const;
   Status IncrBy(std::string_view key, int64_t delta, int64_t* result);
   Status IncrByLocal(std::string_view key, int64_t delta, int64_t* result);
   Status SetWith(std::string_view key, std::string_view value, const SetOptions& o,
@@ -628,6 +631,53 @@ class Store::Impl {
       ShardWrite w(&s);
       const WriteTime now(clock_);
       return fn(s, now, &w.changed, shortfall);
+    });
+  }
+
+  // The skeleton of a write to `dst` computed from the values at `keys`
+  // (BITOP, ZUNIONSTORE and its kin), in one step: every key's shard held in
+  // one MultiLock.  Checks the keys, then runs fn(hd, live, now, shortfall,
+  // &touched) with every shard held: live[i] is the live entry at keys[i],
+  // or nullptr (an expired one removed, its shard in touched); fn installs
+  // the result at hd (its shard held too) and adds the shards it changed to
+  // touched, which are woken once every lock is released.  Tries again after
+  // eviction when WithEviction says so.  The analysis cannot follow
+  // MultiLock, hence none here.
+  template <typename Fn>
+  Status WriteFromSources(std::string_view dst, const std::vector<std::string_view>& keys,
+                          Fn fn) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    if (!KeyOk(dst) || keys.empty()) return Status::kInvalidArgument;
+    for (std::string_view k : keys) {
+      if (!KeyOk(k)) return Status::kInvalidArgument;
+    }
+    const HashedKey hd = HashKey(dst);
+    std::vector<HashedKey> hks;
+    hks.reserve(keys.size());
+    std::vector<Shard*> shards{&ShardFor(hd)};
+    for (std::string_view k : keys) {
+      hks.push_back(HashKey(k));
+      shards.push_back(&ShardFor(hks.back()));
+    }
+    return WithEviction<Status>([&](uint64_t* shortfall) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      std::vector<Shard*> touched;
+      Status st = Status::kOk;
+      {
+        MultiLock l(this, shards);
+        const int64_t now = clock_->NowMs();
+        std::vector<const Entry*> live(keys.size(), nullptr);
+        for (size_t i = 0; i < keys.size(); ++i) {
+          Shard& s = ShardFor(hks[i]);
+          bool expired = false;
+          auto it = FindLiveForWriteLocked(s, hks[i], now, &expired);
+          if (expired) touched.push_back(&s);
+          if (it != s.map.end()) live[i] = &it->second;
+        }
+        st = fn(hd, live, now, shortfall, &touched);
+      }
+      std::sort(touched.begin(), touched.end());
+      touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+      for (Shard* c : touched) Notify(*c);
+      return st;
     });
   }
 

@@ -28,25 +28,28 @@ Status Store::Impl::Del(std::string_view key, int64_t* removed) {
 }
 
 Status Store::Impl::Exists(std::string_view key, bool* exists) const {
-  if (!KeyOk(key)) return Status::kInvalidArgument;
-  const HashedKey hk = HashKey(key);
-  Shard& s = ShardFor(hk);
-  ReaderLock l(&s.mu);
-  auto it = s.map.find(hk);
-  *exists = it != s.map.end() && !IsExpired(it->second, NowFor(it->second));
-  return Status::kOk;
+  return FindLive(key, /*touch=*/false, exists);
 }
 
 Status Store::Impl::Touch(std::string_view key, bool* exists) const {
+  return FindLive(key, /*touch=*/true, exists);
+}
+
+Status Store::Impl::FindLive(std::string_view key, bool touch, bool* exists) const {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
   Shard& s = ShardFor(hk);
   ReaderLock l(&s.mu);
   auto it = s.map.find(hk);
-  const int64_t now = clock_->NowMs();
-  *exists = it != s.map.end() && !IsExpired(it->second, now);
+  if (it == s.map.end()) {
+    *exists = false;
+    return Status::kOk;
+  }
+  // A touch needs the time itself; EXISTS only whether the entry expired.
+  const int64_t now = touch ? clock_->NowMs() : NowFor(it->second);
+  *exists = !IsExpired(it->second, now);
   // Readers write the access time under the shared lock (hence atomic).
-  if (*exists) it->second.last_access.store(now, std::memory_order_relaxed);
+  if (touch && *exists) it->second.last_access.store(now, std::memory_order_relaxed);
   return Status::kOk;
 }
 

@@ -431,85 +431,59 @@ Status Store::Impl::SetBit(std::string_view key, uint64_t bit, bool on, int* old
 
 Status Store::Impl::BitOp(Store::BitOpKind op, std::string_view dst,
                           const std::vector<std::string_view>& keys, int64_t* length) {
-  if (!KeyOk(dst) || keys.empty()) return Status::kInvalidArgument;
   if (op == Store::BitOpKind::kNot && keys.size() != 1) return Status::kInvalidArgument;
-  for (std::string_view k : keys) {
-    if (!KeyOk(k)) return Status::kInvalidArgument;
-  }
-  const HashedKey hd = HashKey(dst);
-  std::vector<HashedKey> hks;
-  hks.reserve(keys.size());
-  std::vector<Shard*> shards{&ShardFor(hd)};
-  for (std::string_view k : keys) {
-    hks.push_back(HashKey(k));
-    shards.push_back(&ShardFor(hks.back()));
-  }
-  return WithEviction<Status>([&](uint64_t* shortfall) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    std::vector<Shard*> touched;
-    Status st = Status::kOk;
-    {
-      MultiLock l(this, shards);
-      // Every shard is held (the analysis cannot follow MultiLock).
-      const int64_t now = clock_->NowMs();
-      std::vector<std::string> sources(keys.size());
-      size_t longest = 0;
-      for (size_t i = 0; i < keys.size() && st == Status::kOk; ++i) {
-        Shard& s = ShardFor(hks[i]);
-        bool expired = false;
-        auto it = FindLiveForWriteLocked(s, hks[i], now, &expired);
-        if (expired) touched.push_back(&s);
-        if (it == s.map.end()) continue;
-        const Entry& e = it->second;
-        if (e.type != ValueType::kString) {
-          st = Status::kWrongType;
-          break;
-        }
-        st = EmitString(e.value, e.compressed, e.original_size, &sources[i]);
-        longest = std::max(longest, sources[i].size());
-      }
-      if (st == Status::kOk) {
-        std::string result(longest, '\0');
-        auto byte_of = [&](size_t i, size_t j) -> unsigned char {
-          return j < sources[i].size() ? static_cast<unsigned char>(sources[i][j]) : 0;
-        };
-        for (size_t j = 0; j < longest; ++j) {
-          unsigned char b = byte_of(0, j);
-          switch (op) {
-            case Store::BitOpKind::kNot: b = static_cast<unsigned char>(~b); break;
-            case Store::BitOpKind::kAnd:
-              for (size_t i = 1; i < sources.size(); ++i) b &= byte_of(i, j);
-              break;
-            case Store::BitOpKind::kOr:
-              for (size_t i = 1; i < sources.size(); ++i) b |= byte_of(i, j);
-              break;
-            case Store::BitOpKind::kXor:
-              for (size_t i = 1; i < sources.size(); ++i) b ^= byte_of(i, j);
-              break;
-          }
-          result[j] = static_cast<char>(b);
-        }
-        *length = static_cast<int64_t>(longest);
-        Shard& ds = ShardFor(hd);
-        bool changed = false;
-        auto it = FindLiveForWriteLocked(ds, hd, now, &changed);
-        if (result.empty()) {
-          if (it != ds.map.end()) {
-            DeleteLocked(ds, it, dst);
-            changed = true;
-          }
-        } else if (!ValueOk(result)) {
-          st = Status::kInvalidArgument;
-        } else {
-          Prepared p = Prepare(result);
-          st = PutLocked(ds, it, hd, &p, /*expires_at=*/0, /*pinned=*/false, now, shortfall,
-                         &changed);
-        }
-        if (changed) touched.push_back(&ds);
-      }
+  return WriteFromSources(dst, keys, [&](const HashedKey& hd,
+                                         const std::vector<const Entry*>& live, int64_t now,
+                                         uint64_t* shortfall, std::vector<Shard*>* touched)
+                                         ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    std::vector<std::string> sources(live.size());
+    size_t longest = 0;
+    for (size_t i = 0; i < live.size(); ++i) {
+      if (live[i] == nullptr) continue;
+      const Entry& e = *live[i];
+      if (e.type != ValueType::kString) return Status::kWrongType;
+      const Status st = EmitString(e.value, e.compressed, e.original_size, &sources[i]);
+      if (st != Status::kOk) return st;
+      longest = std::max(longest, sources[i].size());
     }
-    std::sort(touched.begin(), touched.end());
-    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    for (Shard* c : touched) Notify(*c);
+    std::string result(longest, '\0');
+    auto byte_of = [&](size_t i, size_t j) -> unsigned char {
+      return j < sources[i].size() ? static_cast<unsigned char>(sources[i][j]) : 0;
+    };
+    for (size_t j = 0; j < longest; ++j) {
+      unsigned char b = byte_of(0, j);
+      switch (op) {
+        case Store::BitOpKind::kNot: b = static_cast<unsigned char>(~b); break;
+        case Store::BitOpKind::kAnd:
+          for (size_t i = 1; i < sources.size(); ++i) b &= byte_of(i, j);
+          break;
+        case Store::BitOpKind::kOr:
+          for (size_t i = 1; i < sources.size(); ++i) b |= byte_of(i, j);
+          break;
+        case Store::BitOpKind::kXor:
+          for (size_t i = 1; i < sources.size(); ++i) b ^= byte_of(i, j);
+          break;
+      }
+      result[j] = static_cast<char>(b);
+    }
+    *length = static_cast<int64_t>(longest);
+    Shard& ds = ShardFor(hd);
+    bool changed = false;
+    auto it = FindLiveForWriteLocked(ds, hd, now, &changed);
+    Status st = Status::kOk;
+    if (result.empty()) {
+      if (it != ds.map.end()) {
+        DeleteLocked(ds, it, dst);
+        changed = true;
+      }
+    } else if (!ValueOk(result)) {
+      st = Status::kInvalidArgument;
+    } else {
+      Prepared p = Prepare(result);
+      st = PutLocked(ds, it, hd, &p, /*expires_at=*/0, /*pinned=*/false, now, shortfall,
+                     &changed);
+    }
+    if (changed) touched->push_back(&ds);
     return st;
   });
 }

@@ -690,49 +690,24 @@ Status Store::Impl::ZReplaceLocked(
 Status Store::Impl::ZStore(std::string_view dst, const std::vector<std::string_view>& keys,
                            const std::vector<double>& weights, Store::ZAggregate aggregate,
                            Store::ZStoreOp op, int64_t* size) {
-  if (!KeyOk(dst) || keys.empty()) return Status::kInvalidArgument;
   if (!weights.empty() && weights.size() != keys.size()) return Status::kInvalidArgument;
-  for (std::string_view k : keys) {
-    if (!KeyOk(k)) return Status::kInvalidArgument;
-  }
-  const HashedKey hd = HashKey(dst);
-  std::vector<HashedKey> hks;
-  hks.reserve(keys.size());
-  std::vector<Shard*> shards{&ShardFor(hd)};
-  for (std::string_view k : keys) {
-    hks.push_back(HashKey(k));
-    shards.push_back(&ShardFor(hks.back()));
-  }
-  return WithEviction<Status>([&](uint64_t* shortfall) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    std::vector<Shard*> touched;
-    Status st = Status::kOk;
-    {
-      MultiLock l(this, shards);
-      // Every shard is held (the analysis cannot follow MultiLock).
-      const int64_t now = clock_->NowMs();
-      std::vector<Source> sources(keys.size());
-      for (size_t i = 0; i < keys.size() && st == Status::kOk; ++i) {
-        Shard& s = ShardFor(hks[i]);
-        bool expired = false;
-        auto it = FindLiveForWriteLocked(s, hks[i], now, &expired);
-        if (expired) touched.push_back(&s);
-        if (it != s.map.end()) st = SourceOf(it->second, &sources[i]);
-      }
-      if (st == Status::kOk) {
-        // Members view the sources' bytes, which stay until the result is
-        // installed.
-        absl::flat_hash_map<std::string_view, double> result;
-        CombineSources(sources, weights, aggregate, op, &result);
-        *size = static_cast<int64_t>(result.size());
-        const std::vector<std::pair<std::string_view, double>> members(result.begin(),
-                                                                       result.end());
-        st = ZReplaceLocked(ShardFor(hd), hd, members, now, shortfall, &touched);
-      }
+  return WriteFromSources(dst, keys, [&](const HashedKey& hd,
+                                         const std::vector<const Entry*>& live, int64_t now,
+                                         uint64_t* shortfall, std::vector<Shard*>* touched)
+                                         ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    std::vector<Source> sources(live.size());
+    for (size_t i = 0; i < live.size(); ++i) {
+      if (live[i] == nullptr) continue;
+      const Status st = SourceOf(*live[i], &sources[i]);
+      if (st != Status::kOk) return st;
     }
-    std::sort(touched.begin(), touched.end());
-    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    for (Shard* c : touched) Notify(*c);
-    return st;
+    // Members view the sources' bytes, which stay until the result is
+    // installed.
+    absl::flat_hash_map<std::string_view, double> result;
+    CombineSources(sources, weights, aggregate, op, &result);
+    *size = static_cast<int64_t>(result.size());
+    const std::vector<std::pair<std::string_view, double>> members(result.begin(), result.end());
+    return ZReplaceLocked(ShardFor(hd), hd, members, now, shortfall, touched);
   });
 }
 

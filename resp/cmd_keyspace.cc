@@ -22,25 +22,24 @@ void CmdDel(Ctx& c) {
   c.w.Integer(total);
 }
 
-void CmdExists(Ctx& c) {
+namespace {
+
+// EXISTS and TOUCH: how many of the keys named (repeats counted) are live.
+void CountLive(Ctx& c, Status (Store::*live)(std::string_view, bool*) const) {
   int64_t total = 0;
   for (size_t i = 1; i < c.argv.size(); ++i) {
     bool e = false;
-    if (Failed(c, c.store->Exists(c.argv[i], &e))) return;
+    if (Failed(c, (c.store->*live)(c.argv[i], &e))) return;
     total += e ? 1 : 0;
   }
   c.w.Integer(total);
 }
 
-void CmdTouch(Ctx& c) {
-  int64_t total = 0;
-  for (size_t i = 1; i < c.argv.size(); ++i) {
-    bool e = false;
-    if (Failed(c, c.store->Touch(c.argv[i], &e))) return;
-    total += e ? 1 : 0;
-  }
-  c.w.Integer(total);
-}
+}  // namespace
+
+void CmdExists(Ctx& c) { CountLive(c, &Store::Exists); }
+
+void CmdTouch(Ctx& c) { CountLive(c, &Store::Touch); }
 
 namespace {
 
