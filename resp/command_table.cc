@@ -201,6 +201,7 @@ const Command kCommands[] = {
     {"strlen", 2, kReadOnly | kFast, 1, 1, 1, "@read @string @fast", CmdStrLen},
     {"setrange", 4, kWrite | kDenyOom, 1, 1, 1, "@write @string @slow", CmdSetRange},
     {"getrange", 4, kReadOnly, 1, 1, 1, "@read @string @slow", CmdGetRange},
+    {"substr", 4, kReadOnly, 1, 1, 1, "@read @string @slow", CmdGetRange},
     {"lcs", -3, kReadOnly, 1, 2, 1, "@read @string @slow", CmdLcs},
     // bitmaps (strings read and written by the bit)
     {"setbit", 4, kWrite | kDenyOom, 1, 1, 1, "@write @bitmap @slow", CmdSetBit},
