@@ -625,6 +625,10 @@ Status Store::ListMove(std::string_view src, std::string_view dst, bool from_lef
                   [&] { return impl_->ListMove(src, dst, from_left, to_left, moved); });
 }
 
+Status Store::ListReplace(std::string_view key, const std::vector<std::string_view>& elements) {
+  return OomGuard(Status::kOutOfMemory, [&] { return impl_->ListReplace(key, elements); });
+}
+
 Status Store::ExpireAtIf(std::string_view key, int64_t at_ms, unsigned conditions,
                          bool* applied) {
   return OomGuard(Status::kOutOfMemory,

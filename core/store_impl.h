@@ -422,6 +422,7 @@ class Store::Impl {
                  int64_t maxlen, std::vector<int64_t>* positions) const;
   Status ListMove(std::string_view src, std::string_view dst, bool from_left, bool to_left,
                   std::string* moved);
+  Status ListReplace(std::string_view key, const std::vector<std::string_view>& elements);
   Status ListMoveLocked(Shard& a, Shard& b, const HashedKey& hs, const HashedKey& hd,
                         bool from_left, bool to_left, std::string* moved, uint64_t* shortfall,
                         bool* changed_a, bool* changed_b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu);

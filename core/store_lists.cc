@@ -395,6 +395,44 @@ Status Store::Impl::ListPos(std::string_view key, std::string_view element, int6
   });
 }
 
+Status Store::Impl::ListReplace(std::string_view key,
+                                const std::vector<std::string_view>& elements) {
+  if (!KeyOk(key)) return Status::kInvalidArgument;
+  for (std::string_view v : elements) {
+    if (!ValueOk(v)) return Status::kInvalidArgument;
+  }
+  const HashedKey hk = HashKey(key);
+  return Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
+                                uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    auto it = FindLiveForWriteLocked(s, hk, now, changed);
+    if (elements.empty()) {
+      if (it != s.map.end()) {
+        DeleteLocked(s, it, key);
+        *changed = true;
+      }
+      return Status::kOk;
+    }
+    // Built whole before anything changes: a failed allocation throws out
+    // of here with the old entry in place.
+    auto list = std::make_unique<ListValue>();
+    uint64_t elements_mem = 0;
+    for (std::string_view v : elements) {
+      list->items.emplace_back(v);
+      elements_mem += ListElementMem(v.size());
+    }
+    Entry fresh;
+    fresh.type = ValueType::kList;
+    fresh.agg.Hold(std::move(list));
+    fresh.mem_size = ListEntryMem(hk.key.size(), elements_mem, false);
+    if (!InstallLocked(s, &it, hk, &fresh, /*force=*/false, now, shortfall)) {
+      return Status::kOutOfMemory;
+    }
+    PublishLocked(s, Mutation::Kind::kSet, key, &it->second);
+    *changed = true;
+    return Status::kOk;
+  });
+}
+
 Status Store::Impl::ListMove(std::string_view src, std::string_view dst, bool from_left,
                              bool to_left, std::string* moved) {
   if (!KeyOk(src) || !KeyOk(dst)) return Status::kInvalidArgument;

@@ -140,6 +140,12 @@ void CmdExec(Ctx& c) {
       whole.push_back(db);
       continue;
     }
+    if (name == "sort" || name == "sort_ro") {  // STORE's key; BY and GET's keys
+      const bool ro = name == "sort_ro";
+      const auto dst = SortStoreKey(q, ro);
+      if (dst && dst->size() <= kMaxKeySize) keys.emplace_back(db, *dst);
+      if (SortNamesKeyspace(q, ro)) whole.push_back(db);
+    }
     uint32_t to = 0;
     if (name == "move" && db_arg(q[2], &to) && q[1].size() <= kMaxKeySize) keys.emplace_back(to, q[1]);
     const int argc = static_cast<int>(q.size());

@@ -349,6 +349,12 @@ const Command kCommands[] = {
     {"blmove", 6, kWrite | kDenyOom, 1, 2, 1, "@write @list @slow @blocking", CmdBLMove},
     {"brpoplpush", 4, kWrite | kDenyOom, 1, 2, 1, "@write @list @slow @blocking",
      CmdBRPopLPush},
+    // SORT (STORE's key and the keys BY and GET name are found by reading
+    // the request: SortStoreKey, SortNamesKeyspace)
+    {"sort", -2, kWrite | kDenyOom, 1, 1, 1, "@write @set @sortedset @list @slow @dangerous",
+     CmdSort},
+    {"sort_ro", -2, kReadOnly, 1, 1, 1, "@read @set @sortedset @list @slow @dangerous",
+     CmdSortRo},
     // locks (Valkey 9's DELIFEQ; ephpm's LOCK.FENCE reads a grant's fence)
     {"delifeq", 3, kWrite | kFast | kRoutable | kChainable, 1, 1, 1, "@write @string @fast",
      CmdDelIfEq},

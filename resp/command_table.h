@@ -138,6 +138,13 @@ void HelpReply(Ctx& c, const char* const (&lines)[N]) {
   for (const char* l : lines) c.w.SimpleString(l);
 }
 
+// cmd_sort.cc: what a SORT (SORT_RO with readonly) request names beyond its
+// first key, for EXEC's and scripts' sections: STORE's destination, and
+// whether BY or GET look keys up (then it needs every shard of its
+// database).  A request SORT refuses unread names nothing more.
+std::optional<std::string_view> SortStoreKey(const Args& argv, bool readonly);
+bool SortNamesKeyspace(const Args& argv, bool readonly);
+
 // cmd_string.cc: the type of a live key, without reading its value; nullopt
 // when missing.
 std::optional<ValueType> TypeOf(Ctx& c, const std::string& key);
@@ -212,6 +219,10 @@ void CmdBitOp(Ctx& c);
 void CmdBitField(Ctx& c);
 void CmdBitFieldRo(Ctx& c);
 void CmdLcs(Ctx& c);
+
+// cmd_sort.cc
+void CmdSort(Ctx& c);
+void CmdSortRo(Ctx& c);
 void CmdIncr(Ctx& c);
 void CmdDecr(Ctx& c);
 void CmdIncrBy(Ctx& c);

@@ -682,6 +682,15 @@ std::string_view CheckCall(Scripting::Run& run) {
     for (int i = c->first_key; i <= last && i < n; i += std::max(1, c->step)) {
       if (!Reachable(run, argv[static_cast<size_t>(i)])) return kUndeclaredKey;
     }
+    // SORT's STORE key, and the keys its BY and GET patterns name (any:
+    // every shard, which a script naming "sort" holds).
+    if (const std::string_view sn = c->name; sn == "sort" || sn == "sort_ro") {
+      const auto dst = cmd::SortStoreKey(argv, sn == "sort_ro");
+      if (dst && !Reachable(run, std::string(*dst))) return kUndeclaredKey;
+      if (cmd::SortNamesKeyspace(argv, sn == "sort_ro") && !run.entry->all_shards) {
+        return kNeedsAllShards;
+      }
+    }
   } else if (KeyspaceWide(*c) && !run.entry->all_shards) {
     return kNeedsAllShards;
   }
@@ -1090,7 +1099,8 @@ bool NamesKeyspaceWide(std::string_view body) {
     if (!KeyspaceWide(*c)) continue;
     if (NamesLiteral(lower, c->name)) return true;
   }
-  return false;
+  // SORT's BY and GET may name any key.
+  return NamesLiteral(lower, "sort") || NamesLiteral(lower, "sort_ro");
 }
 
 bool NamesDatabaseWide(std::string_view body) {

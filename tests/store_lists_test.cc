@@ -392,6 +392,56 @@ TEST_CASE("lists: a restart brings lists back in order; RENAME and LMOVE keep th
         ListMem("l", {"B", "b2", "c"}) + ListMem("renamed", {"after", "d", "m1"}));
 }
 
+// SORT .. STORE's write: the key becomes the list whatever it held, without
+// its TTL; no elements deletes it; refused for memory or size, nothing
+// changes; a restart brings the list back.
+TEST_CASE("lists: ListReplace installs a whole list, or deletes, all or nothing",
+          "[store][list][sort]") {
+  ephpm_test::TempDir dir;
+  ManualClock clock;
+  auto o = NoSweeper();
+  o.memory_limit = 4000;
+  o.max_value_size = 64;
+  o.persistence.data_dir = dir.path;
+  int64_t n = 0;
+  bool applied = false;
+  {
+    auto s = MakeStore(o, &clock);
+    REQUIRE(s->Set("k", "old") == Status::kOk);
+    REQUIRE(s->Expire("k", 5000, &applied) == Status::kOk);
+    REQUIRE(s->ListReplace("k", {"b", "", "a"}) == Status::kOk);
+    CHECK(Range(*s, "k") == Strings{"b", "", "a"});
+    CHECK(Pttl(*s, "k") == -1);
+    CHECK(s->Stats().memory_used == ListMem("k", {"b", "", "a"}));
+    REQUIRE(s->ListPush("l", {"x", "y"}, false, false, &n) == Status::kOk);
+    REQUIRE(s->ListReplace("l", {"z"}) == Status::kOk);
+    CHECK(Range(*s, "l") == Strings{"z"});
+    // Refused: past the memory limit, an element past max_value_size, a
+    // key past kMaxKeySize.  Nothing changes.
+    const uint64_t used = s->Stats().memory_used;
+    const std::vector<std::string> many(60, std::string(60, 'm'));
+    const std::vector<std::string_view> views(many.begin(), many.end());
+    CHECK(s->ListReplace("l", views) == Status::kOutOfMemory);
+    CHECK(s->ListReplace("new", views) == Status::kOutOfMemory);
+    CHECK(s->ListReplace("l", {"ok", std::string(65, 'x')}) == Status::kInvalidArgument);
+    CHECK(s->ListReplace(std::string(ephpm::kMaxKeySize + 1, 'k'), {"a"}) ==
+          Status::kInvalidArgument);
+    CHECK(Range(*s, "l") == Strings{"z"});
+    CHECK_FALSE(Exists(*s, "new"));
+    CHECK(s->Stats().memory_used == used);
+    // No elements: deleted, or nothing to delete.
+    REQUIRE(s->ListReplace("l", {}) == Status::kOk);
+    CHECK_FALSE(Exists(*s, "l"));
+    REQUIRE(s->ListReplace("nokey", {}) == Status::kOk);
+    CHECK_FALSE(Exists(*s, "nokey"));
+    CHECK(s->Stats().memory_used == SumOfEntries(*s));
+  }
+  auto s = MakeStore(o, &clock);
+  CHECK(Range(*s, "k") == Strings{"b", "", "a"});
+  CHECK(Pttl(*s, "k") == -1);
+  CHECK_FALSE(Exists(*s, "l"));
+}
+
 TEST_CASE("lists: concurrent pushes, pops and moves lose and duplicate nothing",
           "[store][list][concurrency]") {
   ManualClock clock;

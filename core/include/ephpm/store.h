@@ -630,6 +630,10 @@ class Store {
   // type, and then nothing is popped.  Both shards locked in index order.
   Status ListMove(std::string_view src, std::string_view dst, bool from_left, bool to_left,
                   std::string* moved);
+  // SORT .. STORE: key becomes a list of `elements` in that order, whatever
+  // it held, without a TTL; no elements deletes it.  kInvalidArgument for a
+  // key or element past its limit; kOutOfMemory changes nothing.
+  Status ListReplace(std::string_view key, const std::vector<std::string_view>& elements);
 
   // --- expiry -------------------------------------------------------------
 
