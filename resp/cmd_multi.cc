@@ -19,19 +19,6 @@ namespace cmd {
 
 namespace {
 
-// The table entry argv names, subcommands resolved; null when unknown.
-const Command* Lookup(const Args& argv) {
-  const auto& table = Table();
-  const std::string name = Lower(argv[0]);
-  auto it = table.find(name);
-  if (it == table.end()) return nullptr;
-  if (IsContainer(name) && argv.size() >= 2) {
-    auto sub = table.find(name + "|" + Lower(argv[1]));
-    return sub == table.end() ? nullptr : sub->second;
-  }
-  return it->second;
-}
-
 // Ends the transaction state of a connection: the queue and its WATCHes.
 void EndTransaction(Ctx& c) {
   c.client->in_multi = false;
@@ -85,7 +72,7 @@ void CmdExec(Ctx& c) {
   // Past maxmemory a transaction that may grow the data is not run at all.
   if (c.store->OverMemoryLimit()) {
     for (const Args& q : client->queued) {
-      const Command* qc = Lookup(q);
+      const Command* qc = LookupRequest(q);
       if (qc != nullptr && (qc->flags & kDenyOom)) {
         EndTransaction(c);
         return c.w.Error("EXECABORT Transaction discarded because of: " + std::string(kOom));
@@ -111,7 +98,7 @@ void CmdExec(Ctx& c) {
     return true;
   };
   for (const Args& q : queued) {
-    const Command* cmd = Lookup(q);
+    const Command* cmd = LookupRequest(q);
     if (cmd == nullptr) continue;  // refused while queuing: never here
     const std::string_view name = cmd->name;
     if (name == "select") {
@@ -140,20 +127,20 @@ void CmdExec(Ctx& c) {
       whole.push_back(db);
       continue;
     }
-    if (name == "sort" || name == "sort_ro") {  // STORE's key; BY and GET's keys
-      const bool ro = name == "sort_ro";
-      const auto dst = SortStoreKey(q, ro);
-      if (dst && dst->size() <= kMaxKeySize) keys.emplace_back(db, *dst);
-      if (SortNamesKeyspace(q, ro)) whole.push_back(db);
+    // SORT's BY and GET may name any key.
+    if ((name == "sort" || name == "sort_ro") && SortNamesKeyspace(q, name == "sort_ro")) {
+      whole.push_back(db);
     }
     uint32_t to = 0;
     if (name == "move" && db_arg(q[2], &to) && q[1].size() <= kMaxKeySize) keys.emplace_back(to, q[1]);
-    const int argc = static_cast<int>(q.size());
-    const int last = cmd->last_key < 0 ? argc + cmd->last_key : cmd->last_key;
-    for (int i = cmd->first_key; i <= last && i < argc; i += std::max(1, cmd->step)) {
+    // Every key it names: ZUNIONSTORE's sources after numkeys and SORT's
+    // STORE key too.
+    std::vector<size_t> positions;
+    KeyPositions(*cmd, q, &positions);
+    for (size_t i : positions) {
       // An over-long key is refused by its command without touching the
       // store: it needs no lock.
-      const std::string& k = q[static_cast<size_t>(i)];
+      const std::string& k = q[i];
       if (k.size() <= kMaxKeySize) keys.emplace_back(db, k);
     }
   }

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ephpm {
@@ -351,6 +352,30 @@ void CmdCommandList(Ctx& c) {
   for (const Command* cmd : top) c.w.Bulk(cmd->name);
 }
 
+// COMMAND GETKEYS command [arg ...]: the keys the request names, as Redis
+// 7.0 finds them (KeyPositions), with its errors in its order.
+void CmdCommandGetKeys(Ctx& c) {
+  const Args request(c.argv.begin() + 2, c.argv.end());
+  const Command* cmd = LookupRequest(request);
+  if (cmd == nullptr) return c.w.Error("ERR Invalid command specified");
+  if (!HasKeys(*cmd)) return c.w.Error("ERR The command has no key arguments");
+  const int n = static_cast<int>(request.size());
+  if ((cmd->arity > 0 && cmd->arity != n) || n < -cmd->arity) {
+    return c.w.Error("ERR Invalid number of arguments specified for command");
+  }
+  std::vector<size_t> positions;
+  if (!KeyPositions(*cmd, request, &positions)) {
+    // EVAL's keys are optional (Redis's NO_MANDATORY_KEYS); other
+    // commands' are not.
+    if (NumkeysIndex(cmd->name) != 0 && std::string_view(cmd->name).rfind("eval", 0) == 0) {
+      return c.w.ArrayHeader(0);
+    }
+    return c.w.Error("ERR Invalid arguments specified for command");
+  }
+  c.w.ArrayHeader(positions.size());
+  for (size_t i : positions) c.w.Bulk(request[i]);
+}
+
 // As CLIENT HELP: Redis's lines for the subcommands ephpm has.
 void CmdCommandHelp(Ctx& c) {
   static const char* const lines[] = {
@@ -367,6 +392,8 @@ void CmdCommandHelp(Ctx& c) {
       "    commands are returned.",
       "DOCS [<command-name> ...]",
       "    Return documentation details about multiple Redis commands.",
+      "GETKEYS <full-command>",
+      "    Return the keys from a full Redis command.",
       "HELP",
       "    Prints this help.",
   };

@@ -284,8 +284,8 @@ void SortGeneric(Ctx& c, bool readonly) {
   if (o.store) keys.push_back(*o.store);
   bool held = true;
   for (std::string_view k : keys) held = held && c.store->HeldBySection(k);
-  // Inside EXEC or a script, their section holds what SORT needs (they read
-  // its keys with SortStoreKey and SortNamesKeyspace).
+  // Inside EXEC or a script, their section holds what SORT needs (they find
+  // its keys with KeyPositions and SortNamesKeyspace).
   if (held) return SortIn(c, o, limit_start, limit_count, /*outer=*/true);
   const Status st = c.store->Atomically(
       keys, keyspace, [&] { SortIn(c, o, limit_start, limit_count, /*outer=*/false); });
@@ -302,12 +302,6 @@ bool SortNamesKeyspace(const Args& argv, bool readonly) {
     if (NamesKeys(g)) return true;
   }
   return false;
-}
-
-std::optional<std::string_view> SortStoreKey(const Args& argv, bool readonly) {
-  SortArgs o;
-  if (ReadSortArgs(argv, readonly, &o) != 0) return std::nullopt;
-  return o.store;
 }
 
 void CmdSort(Ctx& c) { SortGeneric(c, false); }

@@ -137,6 +137,7 @@ const Command kCommands[] = {
     {"command|info", -2, 0, 0, 0, 0, "@slow @connection", CmdCommandInfo},
     {"command|docs", -2, 0, 0, 0, 0, "@slow @connection", CmdCommandDocs},
     {"command|list", -2, 0, 0, 0, 0, "@slow @connection", CmdCommandList},
+    {"command|getkeys", -4, 0, 0, 0, 0, "@slow @connection", CmdCommandGetKeys},
     {"command|help", 2, 0, 0, 0, 0, "@slow @connection", CmdCommandHelp},
     {"client", -2, 0, 0, 0, 0, "@slow", nullptr},
     {"client|id", 2, 0, 0, 0, 0, "@slow @connection", CmdClientId},
@@ -350,7 +351,7 @@ const Command kCommands[] = {
     {"brpoplpush", 4, kWrite | kDenyOom, 1, 2, 1, "@write @list @slow @blocking",
      CmdBRPopLPush},
     // SORT (STORE's key and the keys BY and GET name are found by reading
-    // the request: SortStoreKey, SortNamesKeyspace)
+    // the request: KeyPositions, SortNamesKeyspace)
     {"sort", -2, kWrite | kDenyOom, 1, 1, 1, "@write @set @sortedset @list @slow @dangerous",
      CmdSort},
     {"sort_ro", -2, kReadOnly, 1, 1, 1, "@read @set @sortedset @list @slow @dangerous",
@@ -407,6 +408,79 @@ const std::vector<const Command*>& AllCommands() {
   return *all;
 }
 
+const Command* LookupRequest(const Args& argv) {
+  const auto& table = Table();
+  const std::string name = Lower(argv[0]);
+  auto it = table.find(name);
+  if (it == table.end()) return nullptr;
+  if (IsContainer(name) && argv.size() >= 2) {
+    auto sub = table.find(name + "|" + Lower(argv[1]));
+    return sub == table.end() ? nullptr : sub->second;
+  }
+  return it->second;
+}
+
+size_t NumkeysIndex(std::string_view name) {
+  if (name == "eval" || name == "evalsha" || name == "eval_ro" || name == "evalsha_ro" ||
+      name == "zunionstore" || name == "zinterstore" || name == "zdiffstore" ||
+      name == "blmpop" || name == "bzmpop") {
+    return 2;
+  }
+  if (name == "zunion" || name == "zinter" || name == "zdiff" || name == "zintercard" ||
+      name == "sintercard" || name == "lmpop" || name == "zmpop") {
+    return 1;
+  }
+  return 0;
+}
+
+bool KeyPositions(const Command& cmd, const Args& argv, std::vector<size_t>* positions) {
+  positions->clear();
+  const std::string_view name = cmd.name;
+  const size_t argc = argv.size();
+  if (name == "sort") {
+    // Redis's sortGetKeys: LIMIT, GET and BY skip their arguments, the last
+    // STORE (with an argument after it) names the destination.  (SORT_RO
+    // has no STORE: its one key is the table's.)
+    positions->push_back(1);
+    size_t store = 0;
+    for (size_t i = 2; i < argc; ++i) {
+      if (IEq(argv[i], "limit")) {
+        i += 2;
+      } else if (IEq(argv[i], "get") || IEq(argv[i], "by")) {
+        i += 1;
+      } else if (IEq(argv[i], "store") && i + 1 < argc) {
+        store = i + 1;
+      }
+    }
+    if (store != 0) positions->push_back(store);
+    return true;
+  }
+  if (cmd.first_key > 0) {
+    const int n = static_cast<int>(argc);
+    const int last = cmd.last_key < 0 ? n + cmd.last_key : cmd.last_key;
+    for (int i = cmd.first_key; i <= last && i < n; i += std::max(1, cmd.step)) {
+      positions->push_back(static_cast<size_t>(i));
+    }
+  }
+  if (const size_t at = NumkeysIndex(name); at != 0) {
+    // Redis's genericGetKeys: no keys unless numkeys counts at least one
+    // and no more than the arguments after it.
+    int64_t numkeys = 0;
+    if (at >= argc || !ParseLL(argv[at], &numkeys) || numkeys < 1 ||
+        numkeys > static_cast<int64_t>(argc - at - 1)) {
+      positions->clear();
+      return false;
+    }
+    for (size_t i = at + 1; i <= at + static_cast<size_t>(numkeys); ++i) positions->push_back(i);
+  }
+  return !positions->empty();
+}
+
+bool HasKeys(const Command& cmd) {
+  return cmd.first_key > 0 || NumkeysIndex(cmd.name) != 0;
+}
+
+// In a cluster, a command's keys must have one owner (Redis Cluster's rule
 // for slots): what the command decides is then decided in one place.
 bool KeysShareOwner(const Ctx& c) {
   Replicator* r = c.store->options().replicator;

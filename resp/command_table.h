@@ -103,9 +103,23 @@ const std::vector<const Command*>& AllCommands();
 // CLIENT, COMMAND, OBJECT, MEMORY, ...: their first argument names a
 // subcommand.
 bool IsContainer(std::string_view lower_name);
+// The table entry a request (argv non-empty) names, its subcommand
+// resolved; null when unknown.
+const Command* LookupRequest(const Args& argv);
 // In a cluster, a command's keys must have one owner (Redis Cluster's rule
 // for slots): what the command decides is then decided in one place.
 bool KeysShareOwner(const Ctx& c);
+// Where the request argv names keys, as Redis 7.0's COMMAND GETKEYS finds
+// them: the table's positions, the keys a numkeys argument counts (and the
+// destination before it), SORT's key and its last STORE.  False when it
+// names none (for a numkeys command: a numkeys that is not between 1 and
+// the arguments after it).
+bool KeyPositions(const Command& cmd, const Args& argv, std::vector<size_t>* positions);
+// Whether the command has key arguments at all (COMMAND GETKEYS's check).
+bool HasKeys(const Command& cmd);
+// Where a command's numkeys argument is (EVAL, ZUNIONSTORE, LMPOP, ...), or
+// 0 for a command without one.
+size_t NumkeysIndex(std::string_view name);
 
 // ---- helpers every family uses (command_table.cc) -------------------------------
 
@@ -138,11 +152,10 @@ void HelpReply(Ctx& c, const char* const (&lines)[N]) {
   for (const char* l : lines) c.w.SimpleString(l);
 }
 
-// cmd_sort.cc: what a SORT (SORT_RO with readonly) request names beyond its
-// first key, for EXEC's and scripts' sections: STORE's destination, and
-// whether BY or GET look keys up (then it needs every shard of its
-// database).  A request SORT refuses unread names nothing more.
-std::optional<std::string_view> SortStoreKey(const Args& argv, bool readonly);
+// cmd_sort.cc: whether a SORT (SORT_RO with readonly) request's BY or GET
+// look keys up, for EXEC's and scripts' sections: then it needs every shard
+// of its database (its own keys are KeyPositions').  A request SORT refuses
+// unread looks nothing up.
 bool SortNamesKeyspace(const Args& argv, bool readonly);
 
 // cmd_string.cc: the type of a live key, without reading its value; nullopt
@@ -178,6 +191,7 @@ void CmdCommandCount(Ctx& c);
 void CmdCommandInfo(Ctx& c);
 void CmdCommandDocs(Ctx& c);
 void CmdCommandList(Ctx& c);
+void CmdCommandGetKeys(Ctx& c);
 void CmdCommandHelp(Ctx& c);
 void CmdInfo(Ctx& c);
 void CmdDbSize(Ctx& c);

@@ -627,19 +627,6 @@ bool DatabaseWide(std::string_view name) {
   return name == "select" || name == "move" || name == "flushall" || name == "swapdb";
 }
 
-// Where a command with movable keys (numkeys) has them: the index of
-// numkeys, or 0 for a command without.
-size_t NumkeysIndex(std::string_view name) {
-  if (name == "zunionstore" || name == "zinterstore" || name == "zdiffstore") return 2;
-  if (name == "zunion" || name == "zinter" || name == "zdiff" || name == "zintercard" ||
-      name == "sintercard" || name == "lmpop" || name == "zmpop") {
-    return 1;
-  }
-  return 0;
-}
-
-// redis.call's checks before the command runs, in Redis 7.0's order; "" to
-// run it, else the error line.
 // A key the script may touch: one it declared, or one in a shard its
 // section holds (a key built from a declared one with a hash tag, as Redis
 // Cluster clients do, such as "{id}id").
@@ -647,6 +634,8 @@ bool Reachable(const Scripting::Run& run, const std::string& key) {
   return run.keys.contains(key) || run.ctx->store->HeldBySection(key);
 }
 
+// redis.call's checks before the command runs, in Redis 7.0's order; "" to
+// run it, else the error line.
 std::string_view CheckCall(Scripting::Run& run) {
   const auto& argv = run.call_argv;
   const auto& table = cmd::Table();
@@ -677,33 +666,20 @@ std::string_view CheckCall(Scripting::Run& run) {
   }
   if (DatabaseWide(c->name) && !run.entry->all_databases) return kNeedsAllShards;
   if (run.client.db != run.db && !run.entry->all_databases) return kNeedsAllShards;
-  if (c->first_key > 0) {
-    const int last = c->last_key < 0 ? n + c->last_key : c->last_key;
-    for (int i = c->first_key; i <= last && i < n; i += std::max(1, c->step)) {
-      if (!Reachable(run, argv[static_cast<size_t>(i)])) return kUndeclaredKey;
-    }
-    // SORT's STORE key, and the keys its BY and GET patterns name (any:
-    // every shard, which a script naming "sort" holds).
-    if (const std::string_view sn = c->name; sn == "sort" || sn == "sort_ro") {
-      const auto dst = cmd::SortStoreKey(argv, sn == "sort_ro");
-      if (dst && !Reachable(run, std::string(*dst))) return kUndeclaredKey;
-      if (cmd::SortNamesKeyspace(argv, sn == "sort_ro") && !run.entry->all_shards) {
-        return kNeedsAllShards;
-      }
-    }
-  } else if (KeyspaceWide(*c) && !run.entry->all_shards) {
-    return kNeedsAllShards;
+  if (c->first_key <= 0 && KeyspaceWide(*c) && !run.entry->all_shards) return kNeedsAllShards;
+  // The keys it names (none for a bad numkeys: that is the command's own
+  // error, before it touches the store).
+  std::vector<size_t> positions;
+  cmd::KeyPositions(*c, argv, &positions);
+  for (size_t i : positions) {
+    if (!Reachable(run, argv[i])) return kUndeclaredKey;
   }
-  // The keys after numkeys (a bad numkeys is the command's own error, before
-  // it touches the store).
-  if (const size_t at = NumkeysIndex(c->name); at != 0 && at < argv.size()) {
-    int64_t numkeys = 0;
-    if (cmd::ParseLL(argv[at], &numkeys) && numkeys > 0 &&
-        numkeys <= static_cast<int64_t>(argv.size() - at - 1)) {
-      for (size_t i = at + 1; i <= at + static_cast<size_t>(numkeys); ++i) {
-        if (!Reachable(run, argv[i])) return kUndeclaredKey;
-      }
-    }
+  // SORT's BY and GET may name any key: every shard, which a script that
+  // names "sort" holds.
+  if (const std::string_view sn = c->name; (sn == "sort" || sn == "sort_ro") &&
+                                           cmd::SortNamesKeyspace(argv, sn == "sort_ro") &&
+                                           !run.entry->all_shards) {
+    return kNeedsAllShards;
   }
   return "";
 }
@@ -1291,28 +1267,19 @@ std::string_view Scripting::BusyFor(const cmd::Ctx& c) {
   const Store& store = *c.store;
   const size_t per_db = store.ShardsPerDatabase();
   const uint32_t db = c.client->db;
-  const size_t n = c.argv.size();
   std::vector<size_t> shards;
   std::vector<uint32_t> databases;
-  size_t numkeys_at = NumkeysIndex(k.name);
-  if (std::strncmp(k.name, "eval", 4) == 0) numkeys_at = 2;  // EVAL*, EVALSHA*
   if (DatabaseWide(k.name) && std::strcmp(k.name, "select") != 0) {  // SELECT locks nothing
     for (uint32_t d = 0; d < store.options().databases; ++d) databases.push_back(d);
-  } else if (k.first_key > 0) {
-    const int last = k.last_key < 0 ? static_cast<int>(n) + k.last_key : k.last_key;
-    for (int i = k.first_key; i <= last && i < static_cast<int>(n); i += std::max(1, k.step)) {
-      shards.push_back(store.ShardIndex(db, c.argv[static_cast<size_t>(i)]));
-    }
-  } else if (numkeys_at == 0 && KeyspaceWide(k)) {
-    databases.push_back(db);
-  }
-  if (numkeys_at != 0 && numkeys_at < n) {
-    int64_t numkeys = 0;
-    if (cmd::ParseLL(c.argv[numkeys_at], &numkeys) && numkeys > 0 &&
-        numkeys <= static_cast<int64_t>(n - numkeys_at - 1)) {
-      for (size_t i = numkeys_at + 1; i <= numkeys_at + static_cast<size_t>(numkeys); ++i) {
-        shards.push_back(store.ShardIndex(db, c.argv[i]));
-      }
+  } else {
+    std::vector<size_t> positions;
+    cmd::KeyPositions(k, c.argv, &positions);
+    for (size_t i : positions) shards.push_back(store.ShardIndex(db, c.argv[i]));
+    const std::string_view name = k.name;
+    if ((k.first_key <= 0 && cmd::NumkeysIndex(name) == 0 && KeyspaceWide(k)) ||
+        ((name == "sort" || name == "sort_ro") &&
+         cmd::SortNamesKeyspace(c.argv, name == "sort_ro"))) {
+      databases.push_back(db);
     }
   }
   if (shards.empty() && databases.empty()) return {};

@@ -657,21 +657,21 @@ TEST_CASE("server: string edits past max_value_size are refused and change nothi
 // one key, letting the writer in, then reading the other, would answer 0.
 TEST_CASE("server: LCS reads both keys in one step against a concurrent writer") {
   Fixture f;
-  REQUIRE(f.store->ShardIndex(0, "l1") != f.store->ShardIndex(0, "l2"));
+  const std::string l1 = "l1", l2 = ephpm_test::KeyOutside(*f.store, "l2", {l1});
   Client c(f.port());
-  CHECK(c.Call({"MSET", "l1", "aaaaaaaa", "l2", "aaaaaaaa"}) == kOk);
+  CHECK(c.Call({"MSET", l1, "aaaaaaaa", l2, "aaaaaaaa"}) == kOk);
   std::atomic<bool> done{false};
   std::atomic<int> writer_errors{0};
   std::thread writer([&] {
     Client w(f.port());
     for (int i = 0; !done.load(); ++i) {
       const std::string v(8, static_cast<char>('a' + i % 26));
-      if (w.Call({"MSET", "l1", v, "l2", v}) != kOk) writer_errors++;
+      if (w.Call({"MSET", l1, v, l2, v}) != kOk) writer_errors++;
     }
   });
   int torn = 0;
   for (int i = 0; i < 2000; ++i) {
-    if (c.Call({"LCS", "l1", "l2", "LEN"}) != Int(8)) ++torn;
+    if (c.Call({"LCS", l1, l2, "LEN"}) != Int(8)) ++torn;
   }
   done = true;
   writer.join();

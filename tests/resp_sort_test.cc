@@ -89,10 +89,12 @@ TEST_CASE("SORT: inside EXEC and scripts, what it reads and writes is held", "[r
                                          "'w_*')",
                          "1", "l"}),
                  "-ERR Script attempted to call a keyspace-wide command"));
-  CHECK(Contains(c.Call({"EVAL", built + "return redis.call(s, KEYS[1], 'store', 'undeclared')",
-                         "1", "l"}),
+  // (A key in a shard the section holds is reachable: one outside l's.)
+  const std::string undeclared = ephpm_test::KeyOutside(*f.store, "undeclared", {"l"});
+  CHECK(Contains(c.Call({"EVAL", built + "return redis.call(s, KEYS[1], 'store', ARGV[1])", "1",
+                         "l", undeclared}),
                  "-ERR Script attempted to access a key not declared in KEYS"));
-  CHECK(c.Call({"EXISTS", "undeclared"}) == Int(0));
+  CHECK(c.Call({"EXISTS", undeclared}) == Int(0));
   CHECK(c.Call({"EVAL", built + "return redis.call(s, KEYS[1], 'by', 'nosort', 'get', '#', "
                                 "'store', KEYS[2])",
                 "2", "l", "y"}) == Int(3));
@@ -151,4 +153,35 @@ TEST_CASE("SORT .. STORE refused for memory changes nothing", "[resp][sort][oom]
   CHECK(c.Call({"LLEN", "dst"}) == Int(5));
   const std::string sorted = c.Call({"SORT", "src", "ALPHA"});
   CHECK(sorted.rfind("*200\r\n", 0) == 0);
+}
+
+// EXEC holds the shards of every key its commands name, a numkeys
+// command's sources included.  Were ZUNIONSTORE's sources left out, each
+// EXEC would hold its destination's shard and then lock its source's: two
+// transactions storing into each other's source would each wait for the
+// other (they did, before the sources were counted).
+TEST_CASE("EXEC holds ZUNIONSTORE's sources: transactions crossing their keys finish",
+          "[resp][multi]") {
+  Fixture f({}, FewShards());
+  const std::string za = "za", zb = ephpm_test::KeyOutside(*f.store, "zb", {za});
+  Client c(f.port());
+  REQUIRE(c.Call({"ZADD", za, "1", "x"}) == Int(1));
+  REQUIRE(c.Call({"ZADD", zb, "2", "y"}) == Int(1));
+  std::atomic<int> failures{0};
+  auto run = [&](const std::string& dst, const std::string& src) {
+    Client t(f.port());
+    for (int i = 0; i < 300; ++i) {
+      if (t.Call({"MULTI"}) != kOk ||
+          t.Call({"ZUNIONSTORE", dst, "2", src, dst}) != "+QUEUED\r\n" ||
+          t.Call({"EXEC"}).rfind("*1\r\n:", 0) != 0) {
+        failures++;
+      }
+    }
+  };
+  std::thread one(run, za, zb);
+  std::thread two(run, zb, za);
+  one.join();
+  two.join();
+  CHECK(failures == 0);
+  CHECK(c.Call({"ZCARD", za}) == Int(2));
 }
