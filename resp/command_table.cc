@@ -485,13 +485,12 @@ bool HasKeys(const Command& cmd) {
 bool KeysShareOwner(const Ctx& c) {
   Replicator* r = c.store->options().replicator;
   if (r == nullptr) return true;
-  const int argc = static_cast<int>(c.argv.size());
-  const int last = c.cmd->last_key < 0 ? argc + c.cmd->last_key : c.cmd->last_key;
-  if (last <= c.cmd->first_key) return true;  // one key
+  std::vector<size_t> positions;
+  KeyPositions(*c.cmd, c.argv, &positions);
+  if (positions.size() <= 1) return true;
   std::vector<std::string_view> keys;
-  for (int i = c.cmd->first_key; i <= last && i < argc; i += std::max(1, c.cmd->step)) {
-    keys.push_back(c.argv[static_cast<size_t>(i)]);
-  }
+  keys.reserve(positions.size());
+  for (size_t i : positions) keys.push_back(c.argv[i]);
   return r->SameOwner(keys);
 }
 
@@ -662,7 +661,7 @@ Dispatcher::Ran Dispatcher::Run(ClientState* client, std::vector<std::string>& a
     return refuse("ERR Command not allowed inside a transaction");
   }
   client->last_command = cmd->name;
-  if (cmd->first_key > 0 && !KeysShareOwner(c)) return refuse(kCrossSlot);
+  if (HasKeys(*cmd) && !KeysShareOwner(c)) return refuse(kCrossSlot);
   // As Redis with an AOF it cannot write: writes are refused, reads go on.
   const bool write = (cmd->flags & kWrite) != 0;
   if (write && store_->WritesAllowed() != Status::kOk) return refuse(MisconfError(*store_));

@@ -126,11 +126,21 @@ TEST_CASE("SORT in a cluster: BY and GET refused as Redis Cluster does, STORE to
   CHECK(c.Call({"EXISTS", "b1"}) == Int(0));
   CHECK(c.Call({"SORT", "a1", "DESC", "STORE", "a2"}) == Int(3));
   CHECK(c.Call({"LRANGE", "a2", "0", "-1"}) == Arr({Bulk("3"), Bulk("2"), Bulk("1")}));
-  // In a transaction, STORE's key is one of the transaction's keys.
+  // In a transaction it is refused as it is queued (the transaction is then
+  // discarded), as Redis Cluster does.
   REQUIRE(c.Call({"MULTI"}) == kOk);
-  REQUIRE(c.Call({"SORT", "a1", "STORE", "b2"}) == "+QUEUED\r\n");
-  CHECK(c.Call({"EXEC"}) == Err("CROSSSLOT Keys in request don't hash to the same slot"));
+  CHECK(c.Call({"SORT", "a1", "STORE", "b2"}) ==
+        Err("CROSSSLOT Keys in request don't hash to the same slot"));
+  CHECK(c.Call({"EXEC"}) ==
+        Err("EXECABORT Transaction discarded because of previous errors."));
   CHECK(c.Call({"EXISTS", "b2"}) == Int(0));
+  // Commands whose keys a numkeys argument counts are held to the rule
+  // too, before their own argument checks.
+  CHECK(c.Call({"ZUNIONSTORE", "a3", "2", "a1", "b1"}) ==
+        Err("CROSSSLOT Keys in request don't hash to the same slot"));
+  CHECK(c.Call({"SINTERCARD", "2", "a1", "b1", "LIMIT", "-1"}) ==
+        Err("CROSSSLOT Keys in request don't hash to the same slot"));
+  CHECK(c.Call({"LMPOP", "2", "a1", "a2", "LEFT"}) == Arr({Bulk("a1"), Arr({Bulk("3")})}));
 }
 
 TEST_CASE("SORT .. STORE refused for memory changes nothing", "[resp][sort][oom]") {
