@@ -275,6 +275,11 @@ void FlagList(ReplyWriter& w, const Command& cmd) {
   if (cmd.flags & kNoAuthNeeded) flags.push_back("no_auth");
   if (cmd.flags & kFast) flags.push_back("fast");
   if (cmd.flags & kNoMulti) flags.push_back("no_multi");
+  // Keys found by reading the request, not at fixed positions (KeyPositions).
+  const std::string_view name = cmd.name;
+  if (NumkeysIndex(name) != 0 || name == "sort" || name == "sort_ro") {
+    flags.push_back("movablekeys");
+  }
   w.ArrayHeader(flags.size());
   for (const char* f : flags) w.SimpleString(f);
 }
