@@ -2,6 +2,7 @@
 // BGREWRITEAOF, LASTSAVE, and COMMAND (read from the command table).
 
 #include "command_table.h"
+#include "ephpm/glob.h"
 #include "scripting.h"
 
 #include <sys/resource.h>
@@ -351,10 +352,48 @@ void CmdCommandInfo(Ctx& c) {
 // its own built-in help).
 void CmdCommandDocs(Ctx& c) { c.w.ArrayHeader(0); }
 
+// COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN glob]:
+// every command and subcommand ("client|list"), as Redis 7.0 lists them.
+// ephpm has no modules; a category that does not exist matches nothing; a
+// pattern matches the full name ignoring case.
 void CmdCommandList(Ctx& c) {
-  const auto top = TopLevel();
-  c.w.ArrayHeader(top.size());
-  for (const Command* cmd : top) c.w.Bulk(cmd->name);
+  enum class Filter { kNone, kModule, kAclCat, kPattern } filter = Filter::kNone;
+  std::string arg;
+  for (size_t i = 2; i < c.argv.size(); ++i) {
+    if (IEq(c.argv[i], "filterby") && c.argv.size() - 1 - i == 2) {
+      const std::string& type = c.argv[i + 1];
+      if (IEq(type, "module")) {
+        filter = Filter::kModule;
+      } else if (IEq(type, "aclcat")) {
+        filter = Filter::kAclCat;
+      } else if (IEq(type, "pattern")) {
+        filter = Filter::kPattern;
+      } else {
+        return c.w.Error(kSyntaxErr);
+      }
+      arg = Lower(c.argv[i + 2]);
+      i += 2;
+    } else {
+      return c.w.Error(kSyntaxErr);
+    }
+  }
+  std::vector<const Command*> listed;
+  for (const Command* cmd : AllCommands()) {
+    switch (filter) {
+      case Filter::kNone: listed.push_back(cmd); break;
+      case Filter::kModule: break;
+      case Filter::kAclCat: {
+        const std::string acl = " " + std::string(cmd->acl) + " ";
+        if (acl.find(" @" + arg + " ") != std::string::npos) listed.push_back(cmd);
+        break;
+      }
+      case Filter::kPattern:
+        if (GlobMatch(arg, cmd->name)) listed.push_back(cmd);
+        break;
+    }
+  }
+  c.w.ArrayHeader(listed.size());
+  for (const Command* cmd : listed) c.w.Bulk(cmd->name);
 }
 
 // COMMAND GETKEYS command [arg ...]: the keys the request names, as Redis

@@ -6,6 +6,7 @@
 // Assertions run on the main thread only; helper threads record what they
 // saw.  Socket timeouts are guards against a hang, never assertions.
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cerrno>
@@ -677,4 +678,43 @@ TEST_CASE("server: LCS reads both keys in one step against a concurrent writer")
   writer.join();
   CHECK(torn == 0);
   CHECK(writer_errors == 0);
+}
+
+// COMMAND LIST lists subcommands too, as Redis 7.0 does, in the table's
+// order (Redis's is its hash table's: resp_diff compares the one-name
+// answers); FILTERBY ACLCAT and PATTERN select, ignoring case.
+TEST_CASE("server: COMMAND LIST lists subcommands, and FILTERBY selects") {
+  Fixture f;
+  Client c(f.port());
+  auto names = [&](const std::vector<std::string>& argv) {
+    const std::string reply = c.Call(argv);
+    std::vector<std::string> out;
+    for (size_t at = reply.find("\r\n$"); at != std::string::npos;
+         at = reply.find("\r\n$", at + 2)) {
+      const size_t len_end = reply.find("\r\n", at + 2);
+      const size_t len = std::stoul(reply.substr(at + 3, len_end - at - 3));
+      out.push_back(reply.substr(len_end + 2, len));
+    }
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& v, const std::string& name) {
+    return std::find(v.begin(), v.end(), name) != v.end();
+  };
+  const auto all = names({"COMMAND", "LIST"});
+  CHECK(has(all, "set"));
+  CHECK(has(all, "client|list"));
+  CHECK(has(all, "command|getkeys"));
+  CHECK(all.size() > static_cast<size_t>(std::stoll(c.Call({"COMMAND", "COUNT"}).substr(1))));
+  const auto scripting = names({"COMMAND", "LIST", "FILTERBY", "ACLCAT", "Scripting"});
+  CHECK(has(scripting, "eval"));
+  CHECK(has(scripting, "script|load"));
+  CHECK_FALSE(has(scripting, "set"));
+  const auto config = names({"COMMAND", "LIST", "FILTERBY", "PATTERN", "config*"});
+  CHECK(has(config, "config"));
+  CHECK(has(config, "config|get"));
+  const auto re = names({"COMMAND", "LIST", "FILTERBY", "PATTERN", "CONFIG|*re*"});
+  CHECK(has(re, "config|resetstat"));
+  CHECK(has(re, "config|rewrite"));
+  CHECK_FALSE(has(re, "config|get"));
+  CHECK(has(names({"COMMAND", "LIST", "FILTERBY", "PATTERN", "cl*help"}), "client|help"));
 }
