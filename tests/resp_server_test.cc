@@ -576,11 +576,11 @@ TEST_CASE("server: every command, a valid and an invalid form, exact replies") {
   const std::string help = c.Call({"CLIENT", "HELP"});
   CHECK(help.find("\r\n+CLIENT <subcommand>") != std::string::npos);
   CHECK(c.Call({"COMMAND", "HELP"}).find("\r\n+COMMAND <subcommand>") != std::string::npos);
-  // COMMAND, COMMAND LIST and COMMAND COUNT agree.
+  // COMMAND and COMMAND COUNT agree; COMMAND LIST names subcommands too.
   const std::string names = c.Call({"COMMAND", "LIST"});
   const std::string count = c.Call({"COMMAND", "COUNT"});
   REQUIRE(count.size() > 3);
-  CHECK(names.rfind("*" + count.substr(1, count.size() - 3) + "\r\n", 0) == 0);
+  CHECK(std::stoll(names.substr(1)) > std::stoll(count.substr(1)));
   CHECK(names.find(Bulk("delifeq")) != std::string::npos);
   CHECK(c.Call({"COMMAND"}).rfind("*" + count.substr(1, count.size() - 3) + "\r\n*10\r\n", 0) == 0);
 }
