@@ -684,6 +684,15 @@ class Store::Impl {
 
   bool KeyOk(std::string_view key) const { return key.size() <= kMaxKeySize; }
   bool ValueOk(std::string_view v) const { return v.size() <= options_.max_value_size; }
+  // A container write's key and elements (members, fields' values) within
+  // their limits.
+  bool AllOk(std::string_view key, const std::vector<std::string_view>& elements) const {
+    if (!KeyOk(key)) return false;
+    for (std::string_view v : elements) {
+      if (!ValueOk(v)) return false;
+    }
+    return true;
+  }
   bool lru() const { return options_.eviction == EvictionPolicy::kAllKeysLru; }
   Shard& ShardFor(const HashedKey& hk) const {
     return shards_[DbBase() + (hk.shard_hash & shard_mask_)];

@@ -55,10 +55,7 @@ void Store::Impl::ListChangedLocked(Shard& s, Map::iterator it, std::string_view
 
 Status Store::Impl::ListPush(std::string_view key, const std::vector<std::string_view>& elements,
                              bool left, bool only_if_exists, int64_t* length) {
-  if (!KeyOk(key)) return Status::kInvalidArgument;
-  for (std::string_view v : elements) {
-    if (!ValueOk(v)) return Status::kInvalidArgument;
-  }
+  if (!AllOk(key, elements)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
   *length = 0;
   return Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
@@ -397,10 +394,7 @@ Status Store::Impl::ListPos(std::string_view key, std::string_view element, int6
 
 Status Store::Impl::ListReplace(std::string_view key,
                                 const std::vector<std::string_view>& elements) {
-  if (!KeyOk(key)) return Status::kInvalidArgument;
-  for (std::string_view v : elements) {
-    if (!ValueOk(v)) return Status::kInvalidArgument;
-  }
+  if (!AllOk(key, elements)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
   return Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
                                 uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {

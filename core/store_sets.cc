@@ -39,10 +39,7 @@ auto TakeAt(SetValue* s, size_t pos) {
 Status Store::Impl::SAdd(std::string_view key, const std::vector<std::string_view>& members,
                          int64_t* added) {
   *added = 0;
-  if (!KeyOk(key)) return Status::kInvalidArgument;
-  for (std::string_view m : members) {
-    if (!ValueOk(m)) return Status::kInvalidArgument;
-  }
+  if (!AllOk(key, members)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
   return Mutate<Status>(hk, [&](Shard& s, int64_t now, bool* changed,
                                 uint64_t* shortfall) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {

@@ -20,13 +20,6 @@ using namespace resp_server_test;  // NOLINT: the suite's own helpers
 
 namespace {
 
-// Few shards: SWAPDB holds every shard of two databases, and
-// ThreadSanitizer's deadlock detector tracks at most 64 locks per thread.
-StoreOptions FewShards() {
-  StoreOptions so;
-  so.shards = 8;
-  return so;
-}
 
 struct TempDir {
   TempDir() {

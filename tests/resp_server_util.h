@@ -258,6 +258,15 @@ inline std::string Arity(const std::string& cmd) {
 }
 inline std::string ProtoErr(const std::string& what) { return Err("ERR Protocol error: " + what); }
 
+// Eight shards a database: a transaction or command that holds every shard
+// of one (SWAPDB, SORT with BY) stays within ThreadSanitizer's deadlock
+// detector, which tracks at most 64 locks per thread.
+inline StoreOptions FewShards() {
+  StoreOptions so;
+  so.shards = 8;
+  return so;
+}
+
 // A cluster's routing as a transaction or a script sees it: keys that start
 // with the same letter have one owner ("a..." and "b..." two owners); keys
 // starting "r" are owned by another member.

@@ -18,12 +18,6 @@ using namespace resp_server_test;  // NOLINT: the suite's own helpers
 
 namespace {
 
-StoreOptions FewShards() {
-  StoreOptions so;
-  so.shards = 8;
-  return so;
-}
-
 bool Contains(const std::string& reply, const std::string& part) {
   return reply.find(part) != std::string::npos;
 }
