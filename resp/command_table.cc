@@ -485,6 +485,15 @@ bool HasKeys(const Command& cmd) {
 bool KeysShareOwner(const Ctx& c) {
   Replicator* r = c.store->options().replicator;
   if (r == nullptr) return true;
+  // One key at a fixed place (GET, INCR, SET, ...): nothing to compare, and
+  // nothing allocated on a routed command's path.
+  const Command& cmd = *c.cmd;
+  const int argc = static_cast<int>(c.argv.size());
+  const int last = cmd.last_key < 0 ? argc + cmd.last_key : cmd.last_key;
+  if (cmd.first_key > 0 && last <= cmd.first_key && NumkeysIndex(cmd.name) == 0 &&
+      std::string_view(cmd.name) != "sort") {
+    return true;
+  }
   std::vector<size_t> positions;
   KeyPositions(*c.cmd, c.argv, &positions);
   if (positions.size() <= 1) return true;
