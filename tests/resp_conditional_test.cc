@@ -654,9 +654,10 @@ TEST_CASE("the new commands are in COMMAND with their arity, flags and keys",
   CHECK(names.find(Bulk("delex")) != std::string::npos);
   CHECK(names.find(Bulk("digest")) != std::string::npos);
   CHECK(names.find(Bulk("lock.fence")) != std::string::npos);
+  // COMMAND COUNT counts the top-level commands, which COMMAND lists.
   const std::string count = c.Call({"COMMAND", "COUNT"});
   REQUIRE(count.size() > 3);
-  CHECK(names.rfind("*" + count.substr(1, count.size() - 3) + "\r\n", 0) == 0);
+  CHECK(c.Call({"COMMAND"}).rfind("*" + count.substr(1, count.size() - 3) + "\r\n", 0) == 0);
 }
 
 namespace {
