@@ -52,13 +52,7 @@ void CmdHMGet(Ctx& c) {
   std::vector<std::optional<std::string>> values;
   if (Failed(c, c.store->HMGet(c.argv[1], fields, &values))) return;
   c.w.ArrayHeader(values.size());
-  for (const auto& v : values) {
-    if (v) {
-      c.w.Bulk(*v);
-    } else {
-      c.w.NullBulk();
-    }
-  }
+  for (const auto& v : values) c.w.BulkOrNull(v);
 }
 
 void CmdHDel(Ctx& c) {

@@ -234,13 +234,7 @@ void SortIn(Ctx& c, SortArgs& o, int64_t limit_start, int64_t limit_count, bool 
   if (unheld) return c.w.Error(script::kNeedsAllShards);
   if (!o.store) {
     c.w.ArrayHeader(out.size());
-    for (const auto& v : out) {
-      if (v) {
-        c.w.Bulk(*v);
-      } else {
-        c.w.NullBulk();
-      }
-    }
+    for (const auto& v : out) c.w.BulkOrNull(v);
     return;
   }
   std::vector<std::string_view> views;

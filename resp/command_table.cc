@@ -408,16 +408,26 @@ const std::vector<const Command*>& AllCommands() {
   return *all;
 }
 
-const Command* LookupRequest(const Args& argv) {
+const Command* FindCommand(const std::string& name, const Args& argv, bool* unknown_sub) {
   const auto& table = Table();
-  const std::string name = Lower(argv[0]);
-  auto it = table.find(name);
-  if (it == table.end()) return nullptr;
-  if (IsContainer(name) && argv.size() >= 2) {
+  *unknown_sub = false;
+  // ("container|sub" names the table's own entries, never a request's.)
+  auto it = name.find('|') == std::string::npos ? table.find(name) : table.end();
+  const Command* cmd = it == table.end() ? nullptr : it->second;
+  if (cmd != nullptr && IsContainer(name) && argv.size() >= 2) {
     auto sub = table.find(name + "|" + Lower(argv[1]));
-    return sub == table.end() ? nullptr : sub->second;
+    if (sub == table.end()) {
+      *unknown_sub = true;
+      return nullptr;
+    }
+    cmd = sub->second;
   }
-  return it->second;
+  return cmd;
+}
+
+const Command* LookupRequest(const Args& argv) {
+  bool unknown_sub = false;
+  return FindCommand(Lower(argv[0]), argv, &unknown_sub);
 }
 
 size_t NumkeysIndex(std::string_view name) {
@@ -506,6 +516,7 @@ bool KeysShareOwner(const Ctx& c) {
 }  // namespace cmd
 
 using cmd::ArityError;
+using cmd::FindCommand;
 using cmd::Command;
 using cmd::CStr;
 using cmd::Ctx;
@@ -539,31 +550,6 @@ Dispatcher::Dispatcher(Store* store, ServerContext* server)
     : store_(store), server_(server), scripting_(std::make_unique<script::Scripting>()) {}
 
 Dispatcher::~Dispatcher() = default;
-
-namespace {
-
-// The table's entry for a request: a container's subcommand for one (null
-// with *unknown_sub when that subcommand is unknown); null for a name not in
-// the table.
-const Command* FindCommand(const std::string& name, const std::vector<std::string>& argv,
-                           bool* unknown_sub) {
-  const auto& table = Table();
-  *unknown_sub = false;
-  // ("container|sub" names the table's own entries, never a request's.)
-  auto it = name.find('|') == std::string::npos ? table.find(name) : table.end();
-  const Command* cmd = it == table.end() ? nullptr : it->second;
-  if (cmd != nullptr && IsContainer(name) && argv.size() >= 2) {
-    auto sub = table.find(name + "|" + Lower(argv[1]));
-    if (sub == table.end()) {
-      *unknown_sub = true;
-      return nullptr;
-    }
-    cmd = sub->second;
-  }
-  return cmd;
-}
-
-}  // namespace
 
 bool Dispatcher::Execute(ClientState* client, std::vector<std::string>& argv, std::string* out) {
   bool wrote = false;

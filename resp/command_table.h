@@ -103,8 +103,12 @@ const std::vector<const Command*>& AllCommands();
 // CLIENT, COMMAND, OBJECT, MEMORY, ...: their first argument names a
 // subcommand.
 bool IsContainer(std::string_view lower_name);
-// The table entry a request (argv non-empty) names, its subcommand
-// resolved; null when unknown.
+// The table's entry for a request whose lowercase name is `name`: a
+// container's subcommand for one (null with *unknown_sub when that
+// subcommand is unknown); null for a name not in the table ("container|sub"
+// names the table's own entries, never a request's).
+const Command* FindCommand(const std::string& name, const Args& argv, bool* unknown_sub);
+// FindCommand for argv (non-empty) as it came.
 const Command* LookupRequest(const Args& argv);
 // In a cluster, a command's keys must have one owner (Redis Cluster's rule
 // for slots): what the command decides is then decided in one place.

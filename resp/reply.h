@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -40,6 +41,16 @@ class ReplyWriter {
 
   // "$-1\r\n", RESP2's null bulk string.
   void NullBulk() { out_->append("$-1\r\n", 5); }
+
+  // A bulk string, or the null one for nullopt (HMGET's missing fields,
+  // SORT's missing GET keys).
+  void BulkOrNull(const std::optional<std::string>& s) {
+    if (s) {
+      Bulk(*s);
+    } else {
+      NullBulk();
+    }
+  }
 
   // "*<n>\r\n"; n elements must follow.
   void ArrayHeader(size_t n) { Header('*', static_cast<int64_t>(n)); }

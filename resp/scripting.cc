@@ -638,16 +638,10 @@ bool Reachable(const Scripting::Run& run, const std::string& key) {
 // run it, else the error line.
 std::string_view CheckCall(Scripting::Run& run) {
   const auto& argv = run.call_argv;
-  const auto& table = cmd::Table();
   const std::string name = cmd::Lower(argv[0]);
-  auto it = name.find('|') == std::string::npos ? table.find(name) : table.end();
-  if (it == table.end()) return "ERR Unknown Redis command called from script";
-  const cmd::Command* c = it->second;
-  if (cmd::IsContainer(name) && argv.size() >= 2) {
-    auto sub = table.find(name + "|" + cmd::Lower(argv[1]));
-    if (sub == table.end()) return "ERR Unknown Redis command called from script";
-    c = sub->second;
-  }
+  bool unknown_sub = false;
+  const cmd::Command* c = cmd::FindCommand(name, argv, &unknown_sub);
+  if (c == nullptr) return "ERR Unknown Redis command called from script";
   const int n = static_cast<int>(argv.size());
   if ((c->arity > 0 && n != c->arity) || n < -c->arity) {
     return "ERR Wrong number of args calling Redis command from script";
@@ -1334,8 +1328,9 @@ void Scripting::Eval(cmd::Ctx& c, bool by_sha, bool read_only) {
   }
   std::vector<std::string_view> keys(c.argv.begin() + 3, c.argv.begin() + 3 + numkeys);
   if (!keys.empty()) {
+    // (Keys of two owners never reach here: the dispatcher answered
+    // CROSSSLOT for them, KeyPositions.)
     if (Replicator* r = c.store->options().replicator; r != nullptr) {
-      if (!r->SameOwner(keys)) return c.w.Error(cmd::kCrossSlot);
       // As a transaction: a script decides on the owner's data, never on a
       // member's copy (a lock release read here and deleted there would
       // not be one step).
