@@ -93,6 +93,14 @@ TEST_CASE("SORT: inside EXEC and scripts, what it reads and writes is held", "[r
                                 "'store', KEYS[2])",
                 "2", "l", "y"}) == Int(3));
   CHECK(c.Call({"LRANGE", "y", "0", "-1"}) == Arr({Bulk("2"), Bulk("3"), Bulk("1")}));
+  // A key past kMaxKeySize (source or STORE's): its section refuses it, as
+  // every command's store call does; nothing is written.
+  const std::string long_key(ephpm::kMaxKeySize + 1, 'k');
+  const std::string too_long =
+      Err("ERR key is longer than 65536 bytes or value longer than ephpm.max_value_size");
+  CHECK(c.Call({"SORT", long_key}) == too_long);
+  CHECK(c.Call({"SORT", "l", "STORE", long_key}) == too_long);
+  CHECK(c.Call({"SORT", "l", "BY", "w_*", "STORE", long_key}) == too_long);
 }
 
 TEST_CASE("SORT in a cluster: BY and GET refused as Redis Cluster does, STORE to the same owner",
