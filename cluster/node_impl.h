@@ -29,6 +29,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
+#include "ephpm/key.h"
 #include "ephpm/route_deferral.h"
 #include "ephpm/send_cork.h"
 #include "etcd_arbiter.h"
@@ -198,15 +200,23 @@ class ClusterNode::Impl {
 
   // One decision waiting for its confirmations.  `pending` counts the
   // members not yet answered plus the decider's own token, released (with
-  // `done` set) once the store operation has returned.
+  // `released` set and the outcome kept) once the store operation has
+  // returned.  Decide makes it together with what carries its outcome
+  // (DecisionOf): one allocation for both.
   struct Decision {
+    virtual ~Decision() = default;
+    // Called exactly once, by Settle, outside every lock: the decision was
+    // confirmed by every member (ok) or not.
+    virtual void Finish(bool ok) = 0;
+
     Mutex mu;
     int pending ABSL_GUARDED_BY(mu) = 1;
     bool failed ABSL_GUARDED_BY(mu) = false;
     bool finished ABSL_GUARDED_BY(mu) = false;
-    // What the decision wrote.
-    std::vector<std::pair<std::string, Stamp>> changed ABSL_GUARDED_BY(mu);
-    std::function<void(bool)> done ABSL_GUARDED_BY(mu);  // set when the own token is released
+    bool released ABSL_GUARDED_BY(mu) = false;  // the own token: the outcome is kept
+    // What the decision wrote: almost always one key (a Key holds up to 30
+    // bytes inline), so neither the list nor the key allocates.
+    absl::InlinedVector<std::pair<Key, Stamp>, 1> changed ABSL_GUARDED_BY(mu);
     // Per member, the epoch of the latest state it sent this node on seeing
     // it back from the dead that this node had applied when it took the
     // decision (rule d: the member refuses a decision taken before).

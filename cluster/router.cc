@@ -125,7 +125,7 @@ void ClusterNode::Impl::SendDecision(const Capture& cap, const Mutation& m) noex
     MutexLock l(&cap.decision->mu);
     cap.decision->failed = true;
     try {
-      cap.decision->changed.emplace_back(std::string(m.key), m.stamp);
+      cap.decision->changed.emplace_back(Key(m.key), m.stamp);
     } catch (const std::bad_alloc&) {
     }
   }
@@ -138,24 +138,31 @@ void ClusterNode::Impl::SendDecisionOrThrow(const Capture& cap, const Mutation& 
     // the operation may have read that gap.  It is not sent; settling it
     // as failed forgets what it wrote.
     MutexLock l(&cap.decision->mu);
-    cap.decision->changed.emplace_back(std::string(m.key), m.stamp);
+    cap.decision->changed.emplace_back(Key(m.key), m.stamp);
     cap.decision->failed = true;
     return;
   }
   // The decision's fields, without the sender (FlushDecisions puts it
-  // before one or several of them).
-  Writer w(Writer::kTypicalBody);
+  // before one or several of them), in a buffer this thread keeps for the
+  // next decision (the batches copy it).
+  static thread_local std::string entry_room;
+  Writer w(std::move(entry_room));
+  if (w.out().capacity() < Writer::kTypicalBody) w.out().reserve(Writer::kTypicalBody);
   w.Str(cap.routing_key);
   w.I64(cap.deadline_ms);
   w.Mut(m);
   const std::string& entry = w.out();
+  struct GiveBack {
+    Writer* w;
+    ~GiveBack() { entry_room = std::move(w->out()); }
+  } give_back{&w};
   absl::InlinedVector<const AliveMember*, 4> to;
   for (const AliveMember& a : etcd_ ? cap.view->confirm : cap.view->alive) {
     if (!a.self) to.push_back(&a);
   }
   {
     MutexLock l(&cap.decision->mu);
-    cap.decision->changed.emplace_back(std::string(m.key), m.stamp);
+    cap.decision->changed.emplace_back(Key(m.key), m.stamp);
     cap.decision->pending += static_cast<int>(to.size());
   }
   mutations_published_.fetch_add(1, std::memory_order_relaxed);
@@ -300,18 +307,16 @@ bool ClusterNode::Impl::ConfirmedIn(std::string_view reply) {
 // Counts one answer (or the own token); finishes the decision once every
 // member confirmed, or at the first that did not.
 void ClusterNode::Impl::Settle(const std::shared_ptr<Decision>& d, bool ok) {
-  std::function<void(bool)> done;
-  std::vector<std::pair<std::string, Stamp>> changed;
+  decltype(Decision::changed) changed;
   bool failed = false;
   {
     MutexLock l(&d->mu);
     if (d->finished) return;
     if (!ok) d->failed = true;
     --d->pending;
-    if (!d->done) return;  // the store operation has not returned yet
+    if (!d->released) return;  // the store operation has not returned yet
     if (!d->failed && d->pending > 0) return;
     d->finished = true;
-    done = std::move(d->done);
     changed = std::move(d->changed);
     failed = d->failed;
   }
@@ -338,7 +343,7 @@ void ClusterNode::Impl::Settle(const std::shared_ptr<Decision>& d, bool ok) {
     --in_flight_;
     MaybeReadyLocked();
   }
-  done(!failed);
+  d->Finish(!failed);
 }
 
 // Runs `op` (a store _Local operation) as a decision over `view` and calls
@@ -350,15 +355,21 @@ template <typename Outcome, typename Op, typename Done>
 bool ClusterNode::Impl::Decide(std::string_view routing_key, int64_t deadline_ms,
                                std::shared_ptr<const View> view, Op op, Done done) {
   // What may fail for lack of memory is done before the operation runs, so
-  // that a throw leaves nothing applied and nothing counted: the decision,
-  // its copy of the epochs, and the callback that will carry the outcome.
-  struct Finish {
+  // that a throw leaves nothing applied and nothing counted: the decision
+  // with the callback that will carry the outcome, and its copy of the
+  // epochs.
+  struct DecisionOf final : Decision {
+    explicit DecisionOf(Done d) : done(std::move(d)) {}
+    void Finish(bool ok) override {
+      // Moved out, so that what the callback holds goes once it has run,
+      // not when the last member's answer lets go of the decision.
+      Done once = std::move(done);
+      once(ok, std::move(out));
+    }
     Done done;
-    Outcome out;
-    void operator()(bool ok) { done(ok, std::move(out)); }
+    Outcome out{};
   };
-  std::function<void(bool)> finish = Finish{std::move(done), Outcome{}};
-  auto d = std::make_shared<Decision>();
+  auto d = std::make_shared<DecisionOf>(std::move(done));
   {
     MutexLock l(&mu_);
     if (!CanDecide(*view)) return false;
@@ -380,8 +391,8 @@ bool ClusterNode::Impl::Decide(std::string_view routing_key, int64_t deadline_ms
     // by a forgotten decision even where it wrote nothing (a "no such key"
     // or a mismatch), so its outcome is unknown.
     if (standing_gen_.load(std::memory_order_acquire) != d->generation) d->failed = true;
-    finish.template target<Finish>()->out = std::move(out);
-    d->done = std::move(finish);
+    d->out = std::move(out);
+    d->released = true;
   }
   Settle(d, true);  // the own token
   return true;

@@ -230,6 +230,7 @@ class Conn final : public std::enable_shared_from_this<Conn>, public CorkedLink 
       if (writing_) return;
       skip = front_sent_;
       front_sent_ = 0;
+      batch.reserve(std::min<size_t>(queue_.size(), 256));
       while (!queue_.empty() && batch.size() < 256) {
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();
@@ -239,10 +240,14 @@ class Conn final : public std::enable_shared_from_this<Conn>, public CorkedLink 
     }
     transport_->link_writes_.fetch_add(1, std::memory_order_relaxed);
     std::vector<asio::const_buffer> bufs;
+    bufs.reserve(batch.size());
     for (const auto& f : batch) bufs.emplace_back(asio::buffer(*f));
     bufs.front() += skip;
+    // The frames go with the handler (moved: the strings bufs points into
+    // stay where they are), alive until the write is done.
     asio::async_write(socket_, bufs,
-                      asio::bind_executor(strand_, [self = shared_from_this(), batch](
+                      asio::bind_executor(strand_, [self = shared_from_this(),
+                                                    batch = std::move(batch)](
                                                        boost::system::error_code e, size_t) {
                         {
                           MutexLock l(&self->mu_);

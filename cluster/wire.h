@@ -76,6 +76,9 @@ class Writer {
   static constexpr size_t kTypicalBody = 120;
   Writer() = default;
   explicit Writer(size_t reserve) { out_.reserve(reserve); }
+  // Writes into `buffer` (emptied first), whose room a caller keeps from one
+  // frame to the next: take it back with std::move(out()).
+  explicit Writer(std::string&& buffer) : out_(std::move(buffer)) { out_.clear(); }
   void U8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
   void U32(uint32_t v);
   void U64(uint64_t v);

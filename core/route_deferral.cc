@@ -47,7 +47,7 @@ RouteReplay::~RouteReplay() { tl_replay = outer_; }
 RouteReplay* RouteReplay::Current() { return tl_replay; }
 
 bool RouteReplay::Take(uint8_t op, std::string_view key, RouteAnswer* out) {
-  if (taken_ || answer_.op != op || answer_.key != key) return false;
+  if (taken_ || answer_.op != op || !(answer_.key == key)) return false;
   taken_ = true;
   *out = std::move(answer_);
   return true;

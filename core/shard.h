@@ -26,7 +26,7 @@
 #include "absl/hash/hash.h"
 #include "aggregates.h"
 #include "ephpm/types.h"
-#include "key.h"
+#include "ephpm/key.h"
 #include "random.h"
 #include "shared_mutex.h"
 

@@ -1,4 +1,4 @@
-// The map's key object (core/key.h): inline up to 30 bytes, on the heap
+// The map's key object (core/include/ephpm/key.h): inline up to 30 bytes, on the heap
 // beyond, and the store's behaviour on both sides of that boundary.
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ephpm/store.h"
-#include "key.h"
+#include "ephpm/key.h"
 #include "test_util.h"
 
 using ephpm::Key;
@@ -76,6 +76,32 @@ TEST_CASE("Key assignment between inline and heap keys keeps both sides right", 
   CHECK(b.view() == big);
   CHECK((Key(small) < Key(big)) == (std::string_view(small) < std::string_view(big)));
   CHECK(Key(small) == std::string_view(small));
+}
+
+TEST_CASE("Key's default and assign, including from a view of its own bytes", "[key]") {
+  const std::string small = Bytes(7, 'x'), edge = Bytes(30, 'y'), big = Bytes(100, 'z');
+  Key k;
+  CHECK(k.empty());
+  CHECK(k.is_inline());
+  CHECK(k.view().empty());
+  k.assign(big);  // empty -> heap
+  CHECK(k.view() == big);
+  CHECK_FALSE(k.is_inline());
+  k.assign(edge);  // heap -> inline: the heap bytes are freed (ASan would see a leak)
+  CHECK(k.view() == edge);
+  CHECK(k.is_inline());
+  k.assign(small);
+  CHECK(k.view() == small);
+  // A view into the key itself: the new bytes are read before the old go.
+  k.assign(big);
+  k.assign(k.view().substr(10, 50));
+  CHECK(k.view() == std::string_view(big).substr(10, 50));
+  k.assign(k.view().substr(5, 20));  // heap -> inline, from its own heap bytes
+  CHECK(k.view() == std::string_view(big).substr(15, 20));
+  k.assign(k.view().substr(1));  // inline -> inline, overlapping
+  CHECK(k.view() == std::string_view(big).substr(16, 19));
+  k.assign(std::string_view());
+  CHECK(k.empty());
 }
 
 TEST_CASE("the store keeps keys on both sides of the inline boundary apart and whole",

@@ -78,7 +78,7 @@ TEST_CASE("an entry's size counts key, value and TTL index", "[store][memory]") 
   CHECK(EntrySize(10, 100, false) - EntrySize(10, 0, false) == 112);
   CHECK(EntrySize(10, 103, false) - EntrySize(10, 0, false) == 112);
   CHECK(EntrySize(10, 104, false) - EntrySize(10, 0, false) == 128);
-  // A key lives in its Key object up to 30 bytes (core/key.h), beyond that
+  // A key lives in its Key object up to 30 bytes (core/include/ephpm/key.h), beyond that
   // in a buffer of exactly its size (no terminating NUL).  The expiry index
   // points at the entry's key rather than copying it: a TTL costs the same
   // whatever the key's length.

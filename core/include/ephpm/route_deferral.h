@@ -48,6 +48,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ephpm/key.h"
+
 namespace ephpm {
 
 struct RouteAnswer {
@@ -59,7 +61,7 @@ struct RouteAnswer {
   Kind kind = Kind::kUnknown;
   uint64_t ticket = 0;  // the deferring scope's (RouteDeferral's `ticket`)
   uint8_t op = 0;       // the replicator's operation code
-  std::string key;      // the routing key
+  Key key;              // the routing key
   std::string outcome;  // with kAnswered
 };
 
