@@ -346,7 +346,9 @@ bool ClusterNode::Impl::OnFrame(const std::shared_ptr<Conn>& c, const Header& h,
       }
       std::string verdicts;
       verdicts.reserve(n);
-      for (const Item& it : items) {
+      for (size_t i = 0; i < items.size(); ++i) {
+        PrefetchAhead(i, items.size(), [&](size_t j) { return items[j].m.key; });
+        const Item& it = items[i];
         verdicts.push_back(static_cast<char>(
             TakeDecision(sender, it.routing_key, it.deadline, it.m, it.epoch, it.life)));
       }

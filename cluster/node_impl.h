@@ -225,6 +225,22 @@ class ClusterNode::Impl {
     uint64_t generation = 0;  // standing_gen_ when it was taken (written once, likewise)
   };
 
+  // Before the i-th of n keys of a batch is handled (decisions to apply,
+  // route requests to decide): the store starts loading the next key's
+  // entry and the table position of the one after, as a RESP pipeline
+  // does (Session::PrefetchAhead), so that their lookups do not each wait
+  // for memory.  key_at(j) is the j-th key.  Only a hint (Store::Prefetch).
+  template <typename KeyAt>
+  void PrefetchAhead(size_t i, size_t n, const KeyAt& key_at) const {
+    if (store_ == nullptr) return;
+    if (i == 0) store_->Prefetch(key_at(0), 0, Store::PrefetchStep::kTable);
+    if (i + 1 < n) {
+      if (i == 0) store_->Prefetch(key_at(1), 0, Store::PrefetchStep::kTable);
+      store_->Prefetch(key_at(i + 1), 0, Store::PrefetchStep::kNode);
+    }
+    if (i + 2 < n) store_->Prefetch(key_at(i + 2), 0, Store::PrefetchStep::kTable);
+  }
+
   // The decision being made on this thread, seen by Publish.
   struct Capture {
     Impl* node;

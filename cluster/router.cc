@@ -1187,6 +1187,7 @@ bool ClusterNode::Impl::OnRouteBatch(const std::shared_ptr<Conn>& c, const std::
   }
   bool well_formed = true;
   for (uint32_t i = 0; i < n; ++i) {
+    PrefetchAhead(i, n, [&](size_t j) { return RoutingKey(items[j].op, items[j].args); });
     auto answer = [this, acc, i](uint8_t status, const std::string& outcome) {
       std::vector<std::pair<uint8_t, std::string>> all;
       {
