@@ -147,15 +147,15 @@ void ClusterNode::Impl::SendDecisionOrThrow(const Capture& cap, const Mutation& 
   // next decision (the batches copy it).
   static thread_local std::string entry_room;
   Writer w(std::move(entry_room));
+  struct GiveBack {  // also when a throw leaves
+    Writer* w;
+    ~GiveBack() { entry_room = std::move(w->out()); }
+  } give_back{&w};
   if (w.out().capacity() < Writer::kTypicalBody) w.out().reserve(Writer::kTypicalBody);
   w.Str(cap.routing_key);
   w.I64(cap.deadline_ms);
   w.Mut(m);
   const std::string& entry = w.out();
-  struct GiveBack {
-    Writer* w;
-    ~GiveBack() { entry_room = std::move(w->out()); }
-  } give_back{&w};
   absl::InlinedVector<const AliveMember*, 4> to;
   for (const AliveMember& a : etcd_ ? cap.view->confirm : cap.view->alive) {
     if (!a.self) to.push_back(&a);

@@ -1,5 +1,6 @@
-// The map's key object (core/include/ephpm/key.h): inline up to 30 bytes, on the heap
-// beyond, and the store's behaviour on both sides of that boundary.
+// The map's key object (core/include/ephpm/key.h): inline up to 30 bytes,
+// on the heap beyond, and the store's behaviour on both sides of that
+// boundary.
 
 #include <algorithm>
 #include <catch2/catch.hpp>
