@@ -233,12 +233,13 @@ class ClusterNode::Impl {
   template <typename KeyAt>
   void PrefetchAhead(size_t i, size_t n, const KeyAt& key_at) const {
     if (store_ == nullptr) return;
-    if (i == 0) store_->Prefetch(key_at(0), 0, Store::PrefetchStep::kTable);
-    if (i + 1 < n) {
-      if (i == 0) store_->Prefetch(key_at(1), 0, Store::PrefetchStep::kTable);
-      store_->Prefetch(key_at(i + 1), 0, Store::PrefetchStep::kNode);
+    using Step = Store::PrefetchStep;
+    if (i == 0) {  // the first two have had no call ahead of them
+      store_->Prefetch(key_at(0), 0, Step::kTable);
+      if (n > 1) store_->Prefetch(key_at(1), 0, Step::kTable);
     }
-    if (i + 2 < n) store_->Prefetch(key_at(i + 2), 0, Store::PrefetchStep::kTable);
+    if (i + 2 < n) store_->Prefetch(key_at(i + 2), 0, Step::kTable);
+    if (i + 1 < n) store_->Prefetch(key_at(i + 1), 0, Step::kNode);
   }
 
   // The decision being made on this thread, seen by Publish.

@@ -644,6 +644,9 @@ TEST_CASE("cluster: a batch of decisions is read whole before any of it is appli
   // Decisions of b's, for keys b owns, as b would send them to a.
   const std::string k1 = KeyOwnedBy(t.a, "b", "batch1:");
   const std::string k2 = KeyOwnedBy(t.a, "b", "batch2:");
+  // Three, so that the member's prefetch runs two ahead (ASan sees a key
+  // read past the batch).
+  const std::string k3 = KeyOwnedBy(t.a, "b", "batch3:");
   const int64_t deadline = WallMs() + 60'000;
   auto entry = [&](const std::string& k, const std::string& value, Writer* w) {
     ephpm::Mutation m;
@@ -660,32 +663,37 @@ TEST_CASE("cluster: a batch of decisions is read whole before any of it is appli
   };
   Writer batch;
   batch.Str("b");
-  batch.U32(2);
+  batch.U32(3);
   entry(k1, "one", &batch);
   entry(k2, "two", &batch);
+  entry(k3, "three", &batch);
   const std::string whole = batch.out();
   ExpectCutBatchesClose(host, port, MsgType::kDecisionBatch, whole);
   CHECK(t.a.Get(k1) == "<missing>");
   CHECK(t.a.Get(k2) == "<missing>");
+  CHECK(t.a.Get(k3) == "<missing>");
   const std::string reply =
       ExchangeBatch(host, port, MsgType::kDecisionBatch, MsgType::kDecisionBatchReply, whole);
   ephpm::cluster::Reader r(reply);
   std::string_view sender;
   ephpm::cluster::MemberRecord record;
   uint32_t n = 0;
-  uint8_t v1 = 9, v2 = 9;
+  uint8_t v1 = 9, v2 = 9, v3 = 9;
   REQUIRE(r.Str(&sender));
   CHECK(sender == "a");
   REQUIRE(r.Member(&record));
   CHECK(record.id == "b");
   REQUIRE(r.U32(&n));
-  CHECK(n == 2);
+  CHECK(n == 3);
   REQUIRE(r.U8(&v1));
   REQUIRE(r.U8(&v2));
+  REQUIRE(r.U8(&v3));
   CHECK(v1 == 0);  // confirmed
   CHECK(v2 == 0);
+  CHECK(v3 == 0);
   CHECK(t.a.Get(k1) == "one");
   CHECK(t.a.Get(k2) == "two");
+  CHECK(t.a.Get(k3) == "three");
   CHECK(AllAlive(t.all(), {"a", "b", "c"}));
 }
 
