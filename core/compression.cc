@@ -2,16 +2,19 @@
 
 #include <zstd.h>
 
+#include <memory>
+
+#include "value_buf.h"
+
 namespace ephpm {
 
-bool ZstdCompressIfSmaller(std::string_view in, int level, std::string* out) {
+bool ZstdCompressIfSmaller(std::string_view in, int level, ValueBuf* out) {
   const size_t bound = ZSTD_compressBound(in.size());
   if (ZSTD_isError(bound)) return false;
-  out->resize(bound);
-  const size_t n = ZSTD_compress(out->data(), bound, in.data(), in.size(), level);
+  std::unique_ptr<char[]> frame(new char[bound]);
+  const size_t n = ZSTD_compress(frame.get(), bound, in.data(), in.size(), level);
   if (ZSTD_isError(n) || n >= in.size()) return false;
-  out->resize(n);
-  out->shrink_to_fit();  // the accounted size is the stored size
+  *out = ValueBuf(std::string_view(frame.get(), n));  // the accounted size is the stored size
   return true;
 }
 

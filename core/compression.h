@@ -10,10 +10,13 @@
 
 namespace ephpm {
 
+class ValueBuf;
+
 // Compresses `in` at `level` into *out (one zstd frame that records the
-// content size).  Returns false when zstd fails or the frame would not be
-// smaller than `in`; *out is then unspecified.
-bool ZstdCompressIfSmaller(std::string_view in, int level, std::string* out);
+// content size), in a buffer of exactly the frame's size.  Returns false
+// when zstd fails or the frame would not be smaller than `in`; *out is then
+// unchanged.  Throws bad_alloc.
+bool ZstdCompressIfSmaller(std::string_view in, int level, ValueBuf* out);
 
 // Decompresses a frame made by ZstdCompressIfSmaller whose content size is
 // `size` into out[0..size).  Returns false on a corrupt frame.

@@ -45,13 +45,13 @@ bool DecodeHash(std::string_view in, HashFields* out) {
 
 std::string EncodedValue(const Entry& e) {
   switch (e.type) {
-    case ValueType::kString: return e.value;
+    case ValueType::kString: return std::string(e.value.view());
     case ValueType::kHash: return EncodeHash(*e.hash());
     case ValueType::kList: return EncodeList(*e.list());
     case ValueType::kSet: return EncodeSet(*e.set());
     case ValueType::kZSet: return EncodeZSet(*e.zset());
   }
-  return e.value;
+  return std::string(e.value.view());
 }
 
 uint64_t ValueSize(const Entry& e) {
@@ -124,7 +124,7 @@ bool EntryFromMutation(const Mutation& m, Entry* fresh) {
   // No value this store accepts is longer (Entry keeps the length in 32 bits).
   const uint64_t original = m.compressed ? m.original_size : m.value.size();
   if (original > kMaxValueSizeLimit) return false;
-  fresh->value = std::string(m.value);  // exactly its length, as accounted
+  fresh->value = ValueBuf(m.value);  // exactly its length, as accounted
   fresh->compressed = m.compressed;
   fresh->original_size = static_cast<uint32_t>(original);
   fresh->mem_size = EntryMem(m.key.size(), fresh->value.size(), fresh->expires_at != 0);

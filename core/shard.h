@@ -29,6 +29,7 @@
 #include "ephpm/key.h"
 #include "random.h"
 #include "shared_mutex.h"
+#include "value_buf.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -201,12 +202,13 @@ class Aggregate {
   uintptr_t bits_ = 0;  // the pointer | its tag; 0 = none
 };
 
-// One key's state.  104 B, so that with the key's string object the map's
-// node is a 144 B malloc chunk (176 B before the aggregate pointers became
-// one and the flags bits): the layout is part of the memory figures in
-// docs/BENCHMARKS.md, and a static_assert below keeps it.
+// One key's state.  88 B, so that with the key's object the map's node is
+// a 128 B malloc chunk (144 B while the value was a 32-byte std::string, 176 B
+// before the aggregate pointers became one and the flags bits): the layout
+// is part of the memory figures in docs/BENCHMARKS.md, and a static_assert
+// below keeps it.
 struct Entry {
-  std::string value;           // as stored (a zstd frame when compressed)
+  ValueBuf value;              // as stored (a zstd frame when compressed)
   Aggregate agg;               // set exactly when type is not kString
   int64_t expires_at = 0;      // absolute ms, 0 = none
   uint64_t version = 0;
@@ -281,7 +283,7 @@ struct Entry {
     return *this;
   }
 };
-static_assert(sizeof(Entry) <= 104, "Entry grew: see its comment");
+static_assert(sizeof(Entry) <= 88, "Entry grew: see its comment");
 
 // Where a shard keeps the last map node it freed, for its next insert (a
 // lock taken and released, a session's lock, any short-lived key then
@@ -443,7 +445,8 @@ inline bool IsExpired(const Entry& e, const Now& now) {
 }
 
 // Accounted size of an entry: a model of what it takes from the allocator
-// (MallocChunk, StringHeapMem: aggregates.h), deterministic (the same for
+// (MallocChunk, StringHeapMem: aggregates.h; ValueHeapMem: value_buf.h),
+// deterministic (the same for
 // the same key, value and TTL), so that the store's total is exact: the sum
 // of every entry's mem_size.
 //
@@ -463,7 +466,7 @@ inline uint64_t KeyMem(size_t key_len, bool has_ttl) {
 }
 
 inline uint64_t EntryMem(size_t key_len, size_t stored_len, bool has_ttl) {
-  return kEntryOverhead + KeyMem(key_len, has_ttl) + StringHeapMem(stored_len);
+  return kEntryOverhead + KeyMem(key_len, has_ttl) + ValueHeapMem(stored_len);
 }
 
 // Accounted size of one hash field: its node (the two string objects), its
@@ -530,7 +533,7 @@ bool EntryFromMutation(const Mutation& m, Entry* fresh);
 
 // A value ready to be stored: compressed outside any lock.
 struct Prepared {
-  std::string stored;
+  ValueBuf stored;
   // Set by PrepareForPut for a small value stored as is: `raw` (the
   // caller's bytes, which outlive the put) is copied by PutLocked under the
   // shard's lock, into the entry's own buffer when the key holds a string
@@ -558,7 +561,7 @@ struct alignas(64) Shard {
   // needs that very malloc chunk (FitsInPlace's rule, so the accounting
   // stays exact): a lock's token, released and taken again, is copied into
   // it instead of a new allocation.  Not accounted, as NodeCache.
-  std::string spare_value ABSL_GUARDED_BY(mu);
+  ValueBuf spare_value ABSL_GUARDED_BY(mu);
   TtlIndex ttl ABSL_GUARDED_BY(mu);
   uint64_t last_version ABSL_GUARDED_BY(mu) = 0;
   // Eviction resumes sampling at this key: a clock hand over the map, so

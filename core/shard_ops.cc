@@ -14,7 +14,7 @@ Prepared Store::Impl::Prepare(std::string_view value) const {
     p.compressed = true;
     return p;
   }
-  p.stored = std::string(value);  // exactly its length, as accounted (StringHeapMem)
+  p.stored = ValueBuf(value);  // exactly its length, as accounted (ValueHeapMem)
   return p;
 }
 
@@ -41,7 +41,7 @@ Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, P
     CopyIntoBuffer(&fresh.value, p->raw);  // fits: no allocation
   } else if (!in_place) {
     try {
-      fresh.value = std::string(p->raw);  // exactly its length, as accounted
+      fresh.value = ValueBuf(p->raw);  // exactly its length, as accounted
     } catch (const std::bad_alloc&) {
       return Status::kOutOfMemory;
     }

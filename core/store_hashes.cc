@@ -279,7 +279,7 @@ Status Store::Impl::HSetLocked(
         if (!exists) {
           e.agg.Hold(std::move(made));
           e.type = ValueType::kHash;
-          e.value.clear();
+          e.value.reset();
           e.original_size = 0;
           e.compressed = false;
           e.expires_at = 0;

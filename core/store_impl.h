@@ -845,8 +845,8 @@ class Store::Impl {
     TrackCompressedLocked(s, e, false);
     TrackPinnedLocked(s, e, false);
     AddUsedLocked(s, -static_cast<int64_t>(e.mem_size));
-    if (e.type == ValueType::kString && e.value.capacity() <= kSpareValueMax &&
-        StringHeapMem(e.value.capacity()) != 0 && StringHeapMem(s.spare_value.capacity()) == 0) {
+    if (e.type == ValueType::kString && !e.value.is_inline() &&
+        e.value.capacity() <= kSpareValueMax && s.spare_value.is_inline()) {
       s.spare_value = std::move(e.value);  // see Shard::spare_value
     }
     s.map.erase(it);
@@ -984,17 +984,12 @@ class Store::Impl {
   static bool FitsInPlace(const Entry& e, size_t len) {
     return e.type == ValueType::kString && !e.compressed && FitsBuffer(e.value, len);
   }
-  // Writes `v` into `buffer`, which FitsBuffer: clear() and append() into
-  // the capacity there is (libstdc++'s append is a copy and a length where
-  // assign() takes its general replace path, twice the instructions).
-  static void CopyIntoBuffer(std::string* buffer, std::string_view v) {
-    buffer->clear();
-    buffer->append(v.data(), v.size());
-  }
-  // Whether `buffer` is the very malloc chunk a string of len bytes gets.
-  static bool FitsBuffer(const std::string& buffer, size_t len) {
-    return len > 15 && len <= buffer.capacity() &&
-           StringHeapMem(buffer.capacity()) == StringHeapMem(len);
+  // Writes `v` into `buffer`, which FitsBuffer: no allocation.
+  static void CopyIntoBuffer(ValueBuf* buffer, std::string_view v) { buffer->Overwrite(v); }
+  // Whether `buffer` is the very malloc chunk a value of len bytes gets.
+  static bool FitsBuffer(const ValueBuf& buffer, size_t len) {
+    return len > ValueBuf::kInline && !buffer.is_inline() && len <= buffer.capacity() &&
+           ValueHeapMem(buffer.capacity()) == ValueHeapMem(len);
   }
 
   // Gives the live entry at `it` expiry `at_ms` (0 = none), keeping the

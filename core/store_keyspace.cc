@@ -225,7 +225,7 @@ void Store::Impl::ClearShardLocked(Shard& s) {
   if (s.count_globally) pinned_used_.fetch_sub(s.pinned_bytes, std::memory_order_relaxed);
   s.pinned_keys = s.pinned_bytes = 0;
   Map().swap(s.map);  // swap, not clear(): the table's memory goes too
-  std::string().swap(s.spare_value);
+  s.spare_value.reset();
   TtlIndex().swap(s.ttl);
   s.tombstones.clear();
   s.tombstone_order.clear();

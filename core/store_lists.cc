@@ -111,7 +111,7 @@ Status Store::Impl::ListPush(std::string_view key, const std::vector<std::string
           if (!exists) {
             e.agg.Hold(std::move(made));
             e.type = ValueType::kList;
-            e.value.clear();
+            e.value.reset();
             e.original_size = 0;
             e.compressed = false;
             e.expires_at = 0;
@@ -505,7 +505,7 @@ Status Store::Impl::ListMoveLocked(Shard& a, Shard& b, const HashedKey& hs, cons
         if (!dst_existed) {
           de.agg.Hold(std::move(made));
           de.type = ValueType::kList;
-          de.value.clear();
+          de.value.reset();
           de.original_size = 0;
           de.compressed = false;
           de.expires_at = 0;

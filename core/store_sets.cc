@@ -89,7 +89,7 @@ Status Store::Impl::SAdd(std::string_view key, const std::vector<std::string_vie
           if (!exists) {
             e.agg.Hold(std::move(made));
             e.type = ValueType::kSet;
-            e.value.clear();
+            e.value.reset();
             e.original_size = 0;
             e.compressed = false;
             e.expires_at = 0;
@@ -334,7 +334,7 @@ Status Store::Impl::SMoveLocked(Shard& a, Shard& b, const HashedKey& hs, const H
         if (!dst_exists) {
           de.agg.Hold(std::move(made));
           de.type = ValueType::kSet;
-          de.value.clear();
+          de.value.reset();
           de.original_size = 0;
           de.compressed = false;
           de.expires_at = 0;

@@ -2,6 +2,7 @@
 // SETRANGE and the INCR family (IncrBy's routing is in store_locks.cc).
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -128,7 +129,9 @@ Status Store::Impl::IncrByLocal(std::string_view key, int64_t delta, int64_t* re
     int64_t next;
     if (__builtin_add_overflow(current, delta, &next)) return Status::kOverflow;
     Prepared p;
-    p.stored = std::to_string(next);
+    char text[24];
+    const auto done = std::to_chars(text, text + sizeof(text), next);  // fits: 20 at most
+    p.stored = ValueBuf(std::string_view(text, static_cast<size_t>(done.ptr - text)));
     p.original_size = p.stored.size();
     const Status put = PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, changed);
     if (put == Status::kOk) *result = next;
@@ -245,7 +248,7 @@ Status Store::Impl::MSet(const std::vector<std::pair<std::string_view, std::stri
 Status Store::Impl::GetDel(std::string_view key, std::string* value) {
   if (!KeyOk(key)) return Status::kInvalidArgument;
   const HashedKey hk = HashKey(key);
-  std::string frame;
+  ValueBuf frame;
   bool compressed = false;
   uint64_t size = 0;
   const Status st = Mutate<Status>(
@@ -510,9 +513,9 @@ Status Store::Impl::IncrByFloat(std::string_view key, long double delta, std::st
     const long double next = current + delta;
     if (std::isnan(next) || std::isinf(next)) return Status::kNanOrInfinity;
     Prepared p;
-    p.stored = FormatLongDouble(next);
+    *result = FormatLongDouble(next);
+    p.stored = ValueBuf(*result);
     p.original_size = p.stored.size();
-    *result = p.stored;
     return PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, changed);
   });
 }

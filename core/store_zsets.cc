@@ -521,7 +521,7 @@ Status Store::Impl::ZAdd(std::string_view key,
           if (!exists) {
             e.agg.Hold(std::move(made));
             e.type = ValueType::kZSet;
-            e.value.clear();
+            e.value.reset();
             e.original_size = 0;
             e.compressed = false;
             e.expires_at = 0;

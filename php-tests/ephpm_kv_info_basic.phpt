@@ -17,7 +17,7 @@ ephpm_kv_set('a', str_repeat('x', 100));
 $one = ephpm_kv_info();
 var_dump($one['keys'], $one['memory_used'] > 100);
 
-echo "-- the same key with 100 more bytes: its buffer, a malloc chunk, grows from 112 to 224\n";
+echo "-- the same key with 100 more bytes: its buffer, a malloc chunk of exactly its size, grows from 112 to 208\n";
 ephpm_kv_set('a', str_repeat('x', 200));
 var_dump(ephpm_kv_info()['memory_used'] - $one['memory_used']);
 
@@ -100,8 +100,8 @@ string(10) "standalone"
 -- one key
 int(1)
 bool(true)
--- the same key with 100 more bytes: its buffer, a malloc chunk, grows from 112 to 224
-int(112)
+-- the same key with 100 more bytes: its buffer, a malloc chunk of exactly its size, grows from 112 to 208
+int(96)
 -- a second key
 int(2)
 bool(true)

@@ -70,7 +70,7 @@ TEST_CASE("a map whose nodes come and go keeps its contents", "[nodecache]") {
       } else {
         auto [it, inserted] = m.try_emplace(Key(key));
         CHECK(inserted == (model.count(key) == 0));
-        it->second.value = "value of " + key;
+        it->second.value = ephpm::ValueBuf("value of " + key);
         model.insert(key);
       }
       if (cache.node != nullptr) {
@@ -81,7 +81,7 @@ TEST_CASE("a map whose nodes come and go keeps its contents", "[nodecache]") {
     for (const auto& key : model) {
       auto it = m.find(HashKey(key));
       REQUIRE(it != m.end());
-      CHECK(it->second.value == "value of " + key);
+      CHECK(it->second.value.view() == "value of " + key);
     }
   }
   // The map is gone; the cache still holds a node, freed with it.

@@ -70,14 +70,16 @@ TEST_CASE("the memory total is the exact sum of the entries", "[store][memory]")
 }
 
 TEST_CASE("an entry's size counts key, value and TTL index", "[store][memory]") {
-  // A value has a buffer of its own once it is too long for the string
-  // object (15 bytes): its size + 1 and malloc's 8-byte header, in 16-byte
-  // steps.
+  // A value has a buffer of its own once it is too long for the entry's
+  // value object (15 bytes, core/value_buf.h): exactly its size (no
+  // terminating NUL) and malloc's 8-byte header, in 16-byte steps.
   CHECK(EntrySize(10, 15, false) == EntrySize(10, 0, false));
   CHECK(EntrySize(10, 16, false) - EntrySize(10, 0, false) == 32);
+  CHECK(EntrySize(10, 24, false) - EntrySize(10, 0, false) == 32);
+  CHECK(EntrySize(10, 25, false) - EntrySize(10, 0, false) == 48);
   CHECK(EntrySize(10, 100, false) - EntrySize(10, 0, false) == 112);
-  CHECK(EntrySize(10, 103, false) - EntrySize(10, 0, false) == 112);
-  CHECK(EntrySize(10, 104, false) - EntrySize(10, 0, false) == 128);
+  CHECK(EntrySize(10, 104, false) - EntrySize(10, 0, false) == 112);
+  CHECK(EntrySize(10, 105, false) - EntrySize(10, 0, false) == 128);
   // A key lives in its Key object up to 30 bytes (core/include/ephpm/key.h), beyond that
   // in a buffer of exactly its size (no terminating NUL).  The expiry index
   // points at the entry's key rather than copying it: a TTL costs the same
@@ -720,7 +722,8 @@ namespace {
 
 constexpr int kBufferKeys = 40000;
 
-// The model counts a value of 16 B or more as one buffer of its length + 1
+// The model counts a value of 16 B or more as one buffer: an entry's value
+// of exactly its length (ValueHeapMem), a list element of its length + 1
 // (StringHeapMem).  `per_key(len, &real, &accounted)` builds a store of
 // kBufferKeys values of len bytes and measures, per key, what the allocator
 // handed out and what the store accounts (false without allocator
@@ -746,9 +749,10 @@ void CheckValueBuffers(const std::string& what, const PerKey& per_key) {
 
 TEST_CASE("a value's buffer is as long as the accounting says, at every short length",
           "[store][memory]") {
-  // A std::string grown from empty by assign() takes twice its inline
-  // capacity (30 B) for a value of 16 to 29 bytes: a 48 B chunk where the
-  // model says 32 for 16-23 B.
+  // Written when the value was a std::string, which grown from empty by
+  // assign() takes twice its inline capacity (30 B) for a value of 16 to 29
+  // bytes: a 48 B chunk where the model said 32 for 16-23 B.  A ValueBuf
+  // has no growing path, and every path is still held to the model.
   for (const bool ttl : {false, true}) {
     CheckValueBuffers(ttl ? "with a TTL" : "no TTL", [&](size_t value_len, double* real,
                                                           double* accounted) {

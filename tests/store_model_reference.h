@@ -88,7 +88,7 @@ class Reference {
       m += o.hash;
       for (const auto& [f, v] : e.fields) m += o.field + Buffer(f.size()) + Buffer(v.size());
     } else {
-      m += Buffer(e.stored);
+      m += ValueBuffer(e.stored);
     }
     if (e.exp != 0) m += o.ttl + Buffer(key.size());
     return m;
@@ -100,6 +100,12 @@ class Reference {
   static uint64_t Buffer(uint64_t len) {
     if (len <= 15) return 0;
     return std::max<uint64_t>(32, (len + 1 + 8 + 15) / 16 * 16);
+  }
+  // A string entry's stored bytes (core/value_buf.h): nothing up to 15,
+  // else the malloc chunk of exactly len bytes (no terminating NUL).
+  static uint64_t ValueBuffer(uint64_t len) {
+    if (len <= 15) return 0;
+    return std::max<uint64_t>(32, (len + 8 + 15) / 16 * 16);
   }
 
   uint64_t Total() const {
