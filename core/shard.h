@@ -446,9 +446,8 @@ inline bool IsExpired(const Entry& e, const Now& now) {
 
 // Accounted size of an entry: a model of what it takes from the allocator
 // (MallocChunk, StringHeapMem: aggregates.h; ValueHeapMem: value_buf.h),
-// deterministic (the same for
-// the same key, value and TTL), so that the store's total is exact: the sum
-// of every entry's mem_size.
+// deterministic (the same for the same key, value and TTL), so that the
+// store's total is exact: the sum of every entry's mem_size.
 //
 // The map's node (key and entry objects) and the entry's share of the table.
 constexpr uint64_t kEntryOverhead =

@@ -118,7 +118,9 @@ class alignas(8) ValueBuf {
     SetInline(0);
   }
 
-  char buf_[16];
+  // Zeroed first, so that no byte is ever read uninitialized (gcc cannot
+  // tell that an inline value's pointer bytes are never read).
+  char buf_[16] = {};
 };
 static_assert(sizeof(ValueBuf) == 16, "the map's node layout counts on it");
 
