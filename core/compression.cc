@@ -18,6 +18,12 @@ bool ZstdCompressIfSmaller(std::string_view in, int level, ValueBuf* out) {
   return true;
 }
 
+uint64_t ZstdContentSize(std::string_view frame) {
+  const unsigned long long n = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  if (n == ZSTD_CONTENTSIZE_UNKNOWN || n == ZSTD_CONTENTSIZE_ERROR) return UINT64_MAX;
+  return n;
+}
+
 bool ZstdDecompress(std::string_view frame, char* out, size_t size) {
   const size_t n = ZSTD_decompress(out, size, frame.data(), frame.size());
   return !ZSTD_isError(n) && n == size;

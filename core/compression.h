@@ -18,6 +18,10 @@ class ValueBuf;
 // unchanged.  Throws bad_alloc.
 bool ZstdCompressIfSmaller(std::string_view in, int level, ValueBuf* out);
 
+// The content size a frame made by ZstdCompressIfSmaller records (a cheap
+// read of its header); UINT64_MAX when `frame` records none or is not one.
+uint64_t ZstdContentSize(std::string_view frame);
+
 // Decompresses a frame made by ZstdCompressIfSmaller whose content size is
 // `size` into out[0..size).  Returns false on a corrupt frame.
 bool ZstdDecompress(std::string_view frame, char* out, size_t size);

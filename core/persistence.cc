@@ -229,7 +229,7 @@ void Store::Impl::SnapshotWalk(absl::FunctionRef<void(const Mutation&)> emit) co
         c.value = EncodedValue(e);
         c.compressed = e.compressed;
         c.pinned = e.pinned;
-        c.original_size = e.original_size;
+        c.original_size = e.OriginalSize();
         c.expires_at_ms = e.expires_at;
         c.stamp = e.stamp;
         c.fence = e.fence;

@@ -56,7 +56,7 @@ std::string EncodedValue(const Entry& e) {
 
 uint64_t ValueSize(const Entry& e) {
   switch (e.type) {
-    case ValueType::kString: return e.original_size;
+    case ValueType::kString: return e.OriginalSize();
     case ValueType::kHash: return e.hash()->size();
     case ValueType::kList: return e.list()->items.size();
     case ValueType::kSet: return e.set()->size();
@@ -74,7 +74,7 @@ void DescribeEntry(const Entry& e, Mutation* m, std::string* encoded) {
     m->value = *encoded;
   }
   m->compressed = e.compressed;
-  m->original_size = e.original_size;
+  m->original_size = e.OriginalSize();
   m->expires_at_ms = e.expires_at;
   m->version = e.version;
   m->pinned = e.pinned;
@@ -87,7 +87,7 @@ bool EntryFromMutation(const Mutation& m, Entry* fresh) {
   fresh->expires_at = m.expires_at_ms;
   fresh->stamp = m.stamp;
   if (m.type == ValueType::kHash) {
-    fresh->agg.Hold(std::make_unique<HashFields>());
+    fresh->Hold(std::make_unique<HashFields>());
     if (!DecodeHash(m.value, fresh->hash())) return false;
     uint64_t fields = 0;
     for (const auto& [f, v] : *fresh->hash()) fields += FieldMem(f.size(), v.size());
@@ -100,17 +100,17 @@ bool EntryFromMutation(const Mutation& m, Entry* fresh) {
     uint64_t (*entry_mem)(size_t, uint64_t, bool) = nullptr;
     switch (m.type) {
       case ValueType::kList:
-        fresh->agg.Hold(std::make_unique<ListValue>());
+        fresh->Hold(std::make_unique<ListValue>());
         ok = DecodeList(m.value, fresh->list(), &elements) && !fresh->list()->items.empty();
         entry_mem = ListEntryMem;
         break;
       case ValueType::kSet:
-        fresh->agg.Hold(std::make_unique<SetValue>());
+        fresh->Hold(std::make_unique<SetValue>());
         ok = DecodeSet(m.value, fresh->set(), &elements) && fresh->set()->size() > 0;
         entry_mem = SetEntryMem;
         break;
       case ValueType::kZSet:
-        fresh->agg.Hold(std::make_unique<ZSetValue>());
+        fresh->Hold(std::make_unique<ZSetValue>());
         ok = DecodeZSet(m.value, fresh->zset(), &elements) && fresh->zset()->size() > 0;
         entry_mem = ZSetEntryMem;
         break;
@@ -126,7 +126,8 @@ bool EntryFromMutation(const Mutation& m, Entry* fresh) {
   if (original > kMaxValueSizeLimit) return false;
   fresh->value = ValueBuf(m.value);  // exactly its length, as accounted
   fresh->compressed = m.compressed;
-  fresh->original_size = static_cast<uint32_t>(original);
+  // The size a compressed value reads back is its frame's (Entry::OriginalSize).
+  if (m.compressed && ZstdContentSize(m.value) != m.original_size) return false;
   fresh->mem_size = EntryMem(m.key.size(), fresh->value.size(), fresh->expires_at != 0);
   // A lock stays pinned wherever it is held: should this node become the
   // owner (or the one that loaded it), it must not have evicted it.

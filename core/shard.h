@@ -6,6 +6,7 @@
 #ifndef EPHPM_CORE_SHARD_H_
 #define EPHPM_CORE_SHARD_H_
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -25,6 +26,7 @@
 #include "absl/container/node_hash_map.h"
 #include "absl/hash/hash.h"
 #include "aggregates.h"
+#include "compression.h"
 #include "ephpm/types.h"
 #include "ephpm/key.h"
 #include "random.h"
@@ -110,12 +112,14 @@ struct KeyEq {
     return View(a) == View(b);
   }
   // The map's element first, then the key looked up (absl's EqualElement).
-  // The node is the Key followed by its Entry: 136 bytes, three lines.
+  // The node is the Key followed by its Entry: kNodeBytes (checked below
+  // Entry), two or three cache lines as it falls.
+  static constexpr size_t kNodeBytes = 104;
   bool operator()(const Key& node, const NodePrefetch&) const {
     const char* at = reinterpret_cast<const char*>(&node);
     __builtin_prefetch(at);
     __builtin_prefetch(at + 64);
-    __builtin_prefetch(at + 128);
+    __builtin_prefetch(at + kNodeBytes - 1);
     return false;
   }
 };
@@ -130,56 +134,11 @@ struct KeyEq {
 using HashFields = absl::node_hash_map<std::string, std::string, FieldHash, FieldEq>;
 
 // The one aggregate an entry may hold (a hash, list, set or sorted set) as a
-// single owning pointer whose two low bits say which: one word in every
-// entry where four unique_ptrs took four (the entry is a third of the bytes
-// a small key costs).  Holding a new aggregate frees the one held before.
-class Aggregate {
- public:
-  Aggregate() = default;
-  Aggregate(Aggregate&& o) noexcept : bits_(o.bits_) { o.bits_ = 0; }
-  Aggregate& operator=(Aggregate&& o) noexcept {
-    if (this != &o) {
-      Reset();
-      bits_ = o.bits_;
-      o.bits_ = 0;
-    }
-    return *this;
-  }
-  Aggregate(const Aggregate&) = delete;
-  Aggregate& operator=(const Aggregate&) = delete;
-  ~Aggregate() { Reset(); }
-
-  HashFields* hash() const { return As<HashFields>(kHashTag); }
-  ListValue* list() const { return As<ListValue>(kListTag); }
-  SetValue* set() const { return As<SetValue>(kSetTag); }
-  ZSetValue* zset() const { return As<ZSetValue>(kZSetTag); }
-
-  void Hold(std::unique_ptr<HashFields> p) { Put(p.release(), kHashTag); }
-  void Hold(std::unique_ptr<ListValue> p) { Put(p.release(), kListTag); }
-  void Hold(std::unique_ptr<SetValue> p) { Put(p.release(), kSetTag); }
-  void Hold(std::unique_ptr<ZSetValue> p) { Put(p.release(), kZSetTag); }
-
-  // Frees the aggregate held, if any.  Inline for the common case, a
-  // string's entry that holds none (three calls on every lock cycle); the
-  // compiler kept the whole switch out of line before.
-  void Reset() {
-    if (bits_ != 0) Free();
-  }
-
- private:
-  [[gnu::noinline]] void Free() {
-    void* p = reinterpret_cast<void*>(bits_ & ~kTagMask);
-    const uintptr_t tag = bits_ & kTagMask;
-    bits_ = 0;
-    if (p == nullptr) return;
-    switch (tag) {
-      case kHashTag: delete static_cast<HashFields*>(p); break;
-      case kListTag: delete static_cast<ListValue*>(p); break;
-      case kSetTag: delete static_cast<SetValue*>(p); break;
-      default: delete static_cast<ZSetValue*>(p); break;
-    }
-  }
-
+// single owning pointer whose two low bits say which.  The entry keeps it in
+// its value object (ValueBuf::HoldAggregate: an aggregate's entry holds no
+// string bytes), which frees it (DeleteAggregate, shard_ops.cc): no word of
+// its own in the entry, where four unique_ptrs once took four.
+struct Aggregate {
   static constexpr uintptr_t kHashTag = 0;
   static constexpr uintptr_t kListTag = 1;
   static constexpr uintptr_t kSetTag = 2;
@@ -189,27 +148,50 @@ class Aggregate {
                     alignof(SetValue) >= 4 && alignof(ZSetValue) >= 4,
                 "the tag needs two free low bits in each pointer");
 
+  // The aggregate `bits` names when it is of kind `tag`, else null (0 = none).
   template <typename T>
-  T* As(uintptr_t tag) const {
-    return bits_ != 0 && (bits_ & kTagMask) == tag ? reinterpret_cast<T*>(bits_ & ~kTagMask)
-                                                   : nullptr;
+  static T* As(uintptr_t bits, uintptr_t tag) {
+    return bits != 0 && (bits & kTagMask) == tag ? reinterpret_cast<T*>(bits & ~kTagMask)
+                                                 : nullptr;
   }
-  void Put(void* p, uintptr_t tag) {
-    Reset();
-    if (p != nullptr) bits_ = reinterpret_cast<uintptr_t>(p) | tag;
+  static uintptr_t Tagged(const void* p, uintptr_t tag) {
+    return reinterpret_cast<uintptr_t>(p) | tag;
   }
-
-  uintptr_t bits_ = 0;  // the pointer | its tag; 0 = none
 };
 
-// One key's state.  88 B, so that with the key's object the map's node is
-// a 128 B malloc chunk (144 B while the value was a 32-byte std::string, 176 B
-// before the aggregate pointers became one and the flags bits): the layout
-// is part of the memory figures in docs/BENCHMARKS.md, and a static_assert
-// below keeps it.
+// When an entry was last read or written, for allkeys-lru and OBJECT
+// IDLETIME: the clock's milliseconds kept to the second, in 32 bits of
+// seconds since the epoch (to 2106), as Redis's own LRU clock keeps a
+// second's resolution.  4 bytes where the milliseconds took 8.  Written by
+// readers under the shared lock, hence atomic.
+class AccessTime {
+ public:
+  void store(int64_t ms, std::memory_order order) { s_.store(Seconds(ms), order); }
+  // The time stored, in milliseconds: a whole second.
+  int64_t load(std::memory_order order) const { return int64_t{s_.load(order)} * 1000; }
+  // Milliseconds from the time stored to `now_ms`, in whole seconds.
+  int64_t IdleMs(int64_t now_ms) const {
+    return std::max<int64_t>(0, int64_t{Seconds(now_ms)} * 1000 - load(std::memory_order_relaxed));
+  }
+
+ private:
+  static uint32_t Seconds(int64_t ms) {
+    const int64_t sec = ms / 1000;
+    return sec <= 0 ? 0 : sec >= int64_t{UINT32_MAX} ? UINT32_MAX : static_cast<uint32_t>(sec);
+  }
+  std::atomic<uint32_t> s_{0};
+};
+
+// One key's state.  72 B, so that with the key's object the map's node is
+// a 112 B malloc chunk (128 B while the entry kept the aggregate's pointer,
+// the original size and the last access in milliseconds apart, 144 B while
+// the value was a 32-byte std::string, 176 B before the aggregate pointers
+// became one and the flags bits): the layout is part of the memory figures
+// in docs/BENCHMARKS.md, and a static_assert below keeps it.
 struct Entry {
-  ValueBuf value;              // as stored (a zstd frame when compressed)
-  Aggregate agg;               // set exactly when type is not kString
+  // As stored (a zstd frame when compressed), or the aggregate (exactly when
+  // type is not kString: hash(), list() ..., Hold).
+  ValueBuf value;
   int64_t expires_at = 0;      // absolute ms, 0 = none
   uint64_t version = 0;
   uint64_t mem_size = 0;       // accounted bytes for the whole entry
@@ -219,11 +201,7 @@ struct Entry {
   // write, which every later write of the key keeps and which outlives the
   // entry as a fence record (Shard::fence_records).
   uint64_t fence = 0;
-  // Written by readers under the shared lock, hence atomic.
-  mutable std::atomic<int64_t> last_access{0};
-  // Bytes a reader gets back (a string's; 0 for an aggregate).  32 bits:
-  // max_value_size is at most kMaxValueSizeLimit (options.h).
-  uint32_t original_size = 0;
+  mutable AccessTime last_access;
   ValueType type = ValueType::kString;
   // The flags are bits of one byte, written only under the exclusive lock.
   bool compressed : 1;
@@ -241,32 +219,45 @@ struct Entry {
   // write that replaces the entry clears it.
   bool ephemeral : 1;
 
-  HashFields* hash() const { return agg.hash(); }
-  ListValue* list() const { return agg.list(); }
-  SetValue* set() const { return agg.set(); }
-  ZSetValue* zset() const { return agg.zset(); }
+  HashFields* hash() const { return Aggregate::As<HashFields>(Bits(), Aggregate::kHashTag); }
+  ListValue* list() const { return Aggregate::As<ListValue>(Bits(), Aggregate::kListTag); }
+  SetValue* set() const { return Aggregate::As<SetValue>(Bits(), Aggregate::kSetTag); }
+  ZSetValue* zset() const { return Aggregate::As<ZSetValue>(Bits(), Aggregate::kZSetTag); }
+
+  // Holds p in place of what the value held (a string's bytes, an
+  // aggregate), which is freed.  The caller sets `type`.
+  void Hold(std::unique_ptr<HashFields> p) { HoldTagged(p.release(), Aggregate::kHashTag); }
+  void Hold(std::unique_ptr<ListValue> p) { HoldTagged(p.release(), Aggregate::kListTag); }
+  void Hold(std::unique_ptr<SetValue> p) { HoldTagged(p.release(), Aggregate::kSetTag); }
+  void Hold(std::unique_ptr<ZSetValue> p) { HoldTagged(p.release(), Aggregate::kZSetTag); }
+
+  // Bytes a reader gets back: a string's (read from the zstd frame's header
+  // when compressed: ZstdCompressIfSmaller records it, EntryFromMutation
+  // checks it), 0 for an aggregate.
+  uint64_t OriginalSize() const {
+    if (type != ValueType::kString) return 0;
+    return compressed ? ZstdContentSize(value) : value.size();
+  }
 
   Entry() : compressed(false), pinned(false), tentative(false), ephemeral(false) {}
   // The map moves entries only under the exclusive lock (rehash), so a
   // relaxed copy of last_access is exact.
   Entry(Entry&& o) noexcept
       : value(std::move(o.value)),
-        agg(std::move(o.agg)),
         expires_at(o.expires_at),
         version(o.version),
         mem_size(o.mem_size),
         stamp(o.stamp),
         fence(o.fence),
-        last_access(o.last_access.load(std::memory_order_relaxed)),
-        original_size(o.original_size),
         type(o.type),
         compressed(o.compressed),
         pinned(o.pinned),
         tentative(o.tentative),
-        ephemeral(o.ephemeral) {}
+        ephemeral(o.ephemeral) {
+    last_access.store(o.last_access.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  }
   Entry& operator=(Entry&& o) noexcept {
     value = std::move(o.value);
-    agg = std::move(o.agg);
     expires_at = o.expires_at;
     version = o.version;
     mem_size = o.mem_size;
@@ -274,7 +265,6 @@ struct Entry {
     fence = o.fence;
     last_access.store(o.last_access.load(std::memory_order_relaxed),
                       std::memory_order_relaxed);
-    original_size = o.original_size;
     type = o.type;
     compressed = o.compressed;
     pinned = o.pinned;
@@ -282,8 +272,19 @@ struct Entry {
     ephemeral = o.ephemeral;
     return *this;
   }
+
+ private:
+  uintptr_t Bits() const { return value.aggregate_bits(); }
+  void HoldTagged(void* p, uintptr_t tag) {
+    if (p == nullptr) {
+      value.reset();
+    } else {
+      value.HoldAggregate(Aggregate::Tagged(p, tag));
+    }
+  }
 };
-static_assert(sizeof(Entry) <= 88, "Entry grew: see its comment");
+static_assert(sizeof(Entry) <= 72, "Entry grew: see its comment");
+static_assert(sizeof(std::pair<const Key, Entry>) == KeyEq::kNodeBytes, "KeyEq's prefetch");
 
 // Where a shard keeps the last map node it freed, for its next insert (a
 // lock taken and released, a session's lock, any short-lived key then

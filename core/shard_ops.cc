@@ -5,6 +5,16 @@
 
 namespace ephpm {
 
+void DeleteAggregate(uintptr_t bits) noexcept {
+  void* p = reinterpret_cast<void*>(bits & ~Aggregate::kTagMask);
+  switch (bits & Aggregate::kTagMask) {
+    case Aggregate::kHashTag: delete static_cast<HashFields*>(p); break;
+    case Aggregate::kListTag: delete static_cast<ListValue*>(p); break;
+    case Aggregate::kSetTag: delete static_cast<SetValue*>(p); break;
+    default: delete static_cast<ZSetValue*>(p); break;
+  }
+}
+
 Prepared Store::Impl::Prepare(std::string_view value) const {
   Prepared p;
   p.original_size = value.size();
@@ -47,7 +57,6 @@ Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, P
     }
   }
   const size_t stored_len = in_place ? p->raw.size() : fresh.value.size();
-  fresh.original_size = static_cast<uint32_t>(p->original_size);  // <= max_value_size
   fresh.compressed = p->compressed;
   fresh.type = ValueType::kString;
   fresh.expires_at = expires_at;
@@ -141,8 +150,6 @@ void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* fr
   } else {
     e.value = std::move(from->value);
   }
-  e.agg = std::move(from->agg);  // a string replaces a hash, as SET does
-  e.original_size = from->original_size;
   e.compressed = from->compressed;
   e.type = from->type;
   e.expires_at = from->expires_at;

@@ -277,10 +277,8 @@ Status Store::Impl::HSetLocked(
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
         Entry& e = it->second;
         if (!exists) {
-          e.agg.Hold(std::move(made));
+          e.Hold(std::move(made));
           e.type = ValueType::kHash;
-          e.value.reset();
-          e.original_size = 0;
           e.compressed = false;
           e.expires_at = 0;
         }

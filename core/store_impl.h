@@ -802,11 +802,11 @@ class Store::Impl {
     if (!e.compressed) return;
     if (add) {
       s.compressed_values++;
-      s.compressed_original += e.original_size;
+      s.compressed_original += e.OriginalSize();
       s.compressed_stored += e.value.size();
     } else {
       s.compressed_values--;
-      s.compressed_original -= e.original_size;
+      s.compressed_original -= e.OriginalSize();
       s.compressed_stored -= e.value.size();
     }
   }
@@ -845,8 +845,8 @@ class Store::Impl {
     TrackCompressedLocked(s, e, false);
     TrackPinnedLocked(s, e, false);
     AddUsedLocked(s, -static_cast<int64_t>(e.mem_size));
-    if (e.type == ValueType::kString && !e.value.is_inline() &&
-        e.value.capacity() <= kSpareValueMax && s.spare_value.is_inline()) {
+    if (e.type == ValueType::kString && e.value.is_heap() &&
+        e.value.capacity() <= kSpareValueMax && !s.spare_value.is_heap()) {
       s.spare_value = std::move(e.value);  // see Shard::spare_value
     }
     s.map.erase(it);
@@ -988,7 +988,7 @@ class Store::Impl {
   static void CopyIntoBuffer(ValueBuf* buffer, std::string_view v) { buffer->Overwrite(v); }
   // Whether `buffer` is the very malloc chunk a value of len bytes gets.
   static bool FitsBuffer(const ValueBuf& buffer, size_t len) {
-    return len > ValueBuf::kInline && !buffer.is_inline() && len <= buffer.capacity() &&
+    return len > ValueBuf::kInline && buffer.is_heap() && len <= buffer.capacity() &&
            ValueHeapMem(buffer.capacity()) == ValueHeapMem(len);
   }
 
@@ -1135,7 +1135,7 @@ class Store::Impl {
   // decoded only when its original size equals the token's, so the work
   // under the lock is bounded by the token's length.
   static bool EqualsLocked(const Entry& e, std::string_view token) {
-    if (e.original_size != token.size()) return false;
+    if (e.OriginalSize() != token.size()) return false;
     if (!e.compressed) return std::string_view(e.value) == token;
     char small[256];
     std::string large;

@@ -390,7 +390,7 @@ Status Store::Impl::WaitForChange(std::string_view key, uint64_t last_version, i
           r->found = true;
           frame = e.value;
           compressed = e.compressed;
-          original_size = e.original_size;
+          original_size = e.OriginalSize();
         }
       }
     }
@@ -734,11 +734,11 @@ Status Store::Impl::Object(std::string_view key, Store::ObjectShape* shape) cons
   const Entry& e = it->second;
   *shape = Store::ObjectShape{};
   shape->type = e.type;
-  shape->idle_ms = std::max<int64_t>(0, now - e.last_access.load(std::memory_order_relaxed));
+  shape->idle_ms = e.last_access.IdleMs(now);
   auto longest = [&](size_t n) { shape->longest = std::max<uint64_t>(shape->longest, n); };
   switch (e.type) {
     case ValueType::kString: {
-      shape->size = e.original_size;
+      shape->size = e.OriginalSize();
       std::string text;
       // An integer has at most 20 characters.
       shape->integers = ReadSmallLocked(e, 20, &text) && ParseInt64(text, &shape->integer);

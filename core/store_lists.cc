@@ -109,10 +109,8 @@ Status Store::Impl::ListPush(std::string_view key, const std::vector<std::string
         [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
           Entry& e = it->second;
           if (!exists) {
-            e.agg.Hold(std::move(made));
+            e.Hold(std::move(made));
             e.type = ValueType::kList;
-            e.value.reset();
-            e.original_size = 0;
             e.compressed = false;
             e.expires_at = 0;
           }
@@ -416,7 +414,7 @@ Status Store::Impl::ListReplace(std::string_view key,
     }
     Entry fresh;
     fresh.type = ValueType::kList;
-    fresh.agg.Hold(std::move(list));
+    fresh.Hold(std::move(list));
     fresh.mem_size = ListEntryMem(hk.key.size(), elements_mem, false);
     if (!InstallLocked(s, &it, hk, &fresh, /*force=*/false, now, shortfall)) {
       return Status::kOutOfMemory;
@@ -503,10 +501,8 @@ Status Store::Impl::ListMoveLocked(Shard& a, Shard& b, const HashedKey& hs, cons
       [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(a.mu, b.mu) {
         Entry& de = dit->second;
         if (!dst_existed) {
-          de.agg.Hold(std::move(made));
+          de.Hold(std::move(made));
           de.type = ValueType::kList;
-          de.value.reset();
-          de.original_size = 0;
           de.compressed = false;
           de.expires_at = 0;
         }

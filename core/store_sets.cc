@@ -87,10 +87,8 @@ Status Store::Impl::SAdd(std::string_view key, const std::vector<std::string_vie
         [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
           Entry& e = it->second;
           if (!exists) {
-            e.agg.Hold(std::move(made));
+            e.Hold(std::move(made));
             e.type = ValueType::kSet;
-            e.value.reset();
-            e.original_size = 0;
             e.compressed = false;
             e.expires_at = 0;
           }
@@ -332,10 +330,8 @@ Status Store::Impl::SMoveLocked(Shard& a, Shard& b, const HashedKey& hs, const H
         if (dst_has) return;
         Entry& de = dst->second;
         if (!dst_exists) {
-          de.agg.Hold(std::move(made));
+          de.Hold(std::move(made));
           de.type = ValueType::kSet;
-          de.value.reset();
-          de.original_size = 0;
           de.compressed = false;
           de.expires_at = 0;
         }
@@ -537,7 +533,7 @@ Status Store::Impl::SCombineStore(Store::SetOp op, std::string_view dst,
                 // Replaced: its TTL and any pin go with it.
                 Entry from;
                 from.type = ValueType::kSet;
-                from.agg.Hold(std::move(made));
+                from.Hold(std::move(made));
                 FillLocked(ds, it, exists, &from, new_mem, now);
               });
           if (installed) {

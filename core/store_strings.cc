@@ -47,9 +47,9 @@ Status Store::Impl::GetInto(std::string_view key, absl::FunctionRef<char*(size_t
       if (e.type != ValueType::kString) return Status::kWrongType;
       counters_.Hit();
       if (lru()) e.last_access.store(now, std::memory_order_relaxed);
-      if (!e.compressed) return Emit(e.value, false, e.original_size, alloc);
+      if (!e.compressed) return Emit(e.value, false, e.OriginalSize(), alloc);
       frame = e.value;
-      original_size = e.original_size;
+      original_size = e.OriginalSize();
     }
   }
   if (original_size == UINT64_MAX) {  // expired: remove it now (lazy expiry)
@@ -75,14 +75,14 @@ Status Store::Impl::GetIntoBuffer(std::string_view key, char* buf, size_t capaci
     } else {
       const Entry& e = it->second;
       if (e.type != ValueType::kString) return Status::kWrongType;
-      *length = e.original_size;
+      *length = e.OriginalSize();
       // Measured only: the caller asks again with room, and that read
       // counts as the hit.
-      if (e.original_size > capacity) return Status::kOk;
+      if (e.OriginalSize() > capacity) return Status::kOk;
       counters_.Hit();
       if (lru()) e.last_access.store(now, std::memory_order_relaxed);
       if (!e.compressed) {
-        if (e.original_size != 0) std::memcpy(buf, e.value.data(), e.original_size);
+        if (e.OriginalSize() != 0) std::memcpy(buf, e.value.data(), e.OriginalSize());
         return Status::kOk;
       }
       frame = e.value;
@@ -179,7 +179,7 @@ Status Store::Impl::SetWithLocal(std::string_view key, std::string_view value,
       r->had_old = true;
       frame = it->second.value;
       old_compressed = it->second.compressed;
-      old_size = it->second.original_size;
+      old_size = it->second.OriginalSize();
     }
     if ((o.when == SetOptions::When::kIfAbsent && exists) ||
         (o.when == SetOptions::When::kIfPresent && !exists)) {
@@ -258,7 +258,7 @@ Status Store::Impl::GetDel(std::string_view key, std::string* value) {
         if (it->second.type != ValueType::kString) return Status::kWrongType;
         Entry& e = it->second;
         compressed = e.compressed;
-        size = e.original_size;
+        size = e.OriginalSize();
         // The entry goes anyway: settle its compression figures, then take its
         // bytes instead of copying them.
         TrackCompressedLocked(s, e, false);
@@ -286,7 +286,7 @@ Status Store::Impl::GetEx(std::string_view key, SetOptions::Expiry expiry, int64
         if (it->second.type != ValueType::kString) return Status::kWrongType;
         frame = it->second.value;
         compressed = it->second.compressed;
-        size = it->second.original_size;
+        size = it->second.OriginalSize();
         if (expiry == SetOptions::Expiry::kAt && at_ms <= now) {
           DeleteLocked(s, it, key);
           *changed = true;
@@ -327,7 +327,7 @@ Status Store::Impl::EditString(std::string_view key, Edit edit, int64_t* length)
           version = it->second.version;
           frame = it->second.value;
           compressed = it->second.compressed;
-          size = it->second.original_size;
+          size = it->second.OriginalSize();
         }
       }
       if (exists) {
@@ -445,7 +445,7 @@ Status Store::Impl::BitOp(Store::BitOpKind op, std::string_view dst,
       if (live[i] == nullptr) continue;
       const Entry& e = *live[i];
       if (e.type != ValueType::kString) return Status::kWrongType;
-      const Status st = EmitString(e.value, e.compressed, e.original_size, &sources[i]);
+      const Status st = EmitString(e.value, e.compressed, e.OriginalSize(), &sources[i]);
       if (st != Status::kOk) return st;
       longest = std::max(longest, sources[i].size());
     }
@@ -568,7 +568,6 @@ Status Store::Impl::MSetLocked(const std::vector<HashedKey>& keys, std::vector<P
           Prepared& p = (*values)[i];
           // Replaced: a lock's pin goes with it, and so does a TTL.
           Entry from;
-          from.original_size = p.original_size;
           from.compressed = p.compressed;
           from.type = ValueType::kString;
           const uint64_t mem = EntryMem(keys[i].key.size(), p.stored.size(), false);
@@ -589,24 +588,24 @@ Status Store::Impl::MSetLocked(const std::vector<HashedKey>& keys, std::vector<P
 }
 
 bool Store::Impl::ReadSmallLocked(const Entry& e, size_t max, std::string* out) {
-  if (e.original_size > max) return false;
+  if (e.OriginalSize() > max) return false;
   if (!e.compressed) {
     out->assign(e.value);
     return true;
   }
-  out->resize(e.original_size);
+  out->resize(e.OriginalSize());
   return ZstdDecompress(e.value, out->data(), out->size());
 }
 
 bool Store::Impl::ReadInt64Locked(const Entry& e, int64_t* out) {
-  if (e.original_size > 20) return false;
+  if (e.OriginalSize() > 20) return false;
   char text[20];
   if (e.compressed) {
-    if (!ZstdDecompress(e.value, text, e.original_size)) return false;
+    if (!ZstdDecompress(e.value, text, e.OriginalSize())) return false;
   } else {
-    std::memcpy(text, e.value.data(), e.original_size);
+    std::memcpy(text, e.value.data(), e.OriginalSize());
   }
-  return ParseInt64(std::string_view(text, e.original_size), out);
+  return ParseInt64(std::string_view(text, e.OriginalSize()), out);
 }
 
 // --- conditional writes of Redis 8.4 ----------------------------------------
@@ -620,7 +619,7 @@ namespace {
 // may throw bad_alloc).
 uint64_t DigestOfEntry(const Entry& e) {
   if (!e.compressed) return Store::DigestOf(e.value);
-  std::string plain(e.original_size, '\0');
+  std::string plain(e.OriginalSize(), '\0');
   if (!ZstdDecompress(e.value, plain.data(), plain.size())) throw std::bad_alloc();
   return Store::DigestOf(plain);
 }

@@ -519,10 +519,8 @@ Status Store::Impl::ZAdd(std::string_view key,
         [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
           Entry& e = it->second;
           if (!exists) {
-            e.agg.Hold(std::move(made));
+            e.Hold(std::move(made));
             e.type = ValueType::kZSet;
-            e.value.reset();
-            e.original_size = 0;
             e.compressed = false;
             e.expires_at = 0;
           }
@@ -671,7 +669,7 @@ Status Store::Impl::ZReplaceLocked(
   }
   Entry fresh;
   fresh.type = ValueType::kZSet;
-  fresh.agg.Hold(std::make_unique<ZSetValue>());
+  fresh.Hold(std::make_unique<ZSetValue>());
   fresh.zset()->scores.reserve(members.size());
   uint64_t elements = 0;
   for (const auto& [m, sc] : members) {

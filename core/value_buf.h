@@ -10,11 +10,17 @@
 // counts (ValueHeapMem).  Only a move or Overwrite changes the bytes: no
 // append, no growth, so a buffer's chunk is known from its capacity.
 //
+// An entry that holds an aggregate (a hash, list, set or sorted set) holds
+// no string bytes: its value object keeps the aggregate's tagged pointer
+// instead (shard.h's Aggregate), and frees it as it would a buffer, so the
+// entry needs no word of its own for it.
+//
 // Layout (little-endian, 16 bytes): on the heap, the buffer's pointer, the
 // size and the capacity as two 32-bit counts (a value is at most
 // kMaxValueSizeLimit, 2^31 bytes, so the capacity's top byte, the object's
 // last, is at most 0x80); inline, the bytes and, in the last byte,
-// kInlineTag | size.  The last byte tells the two apart.
+// kInlineTag | size; an aggregate, its tagged pointer in the first eight
+// bytes and kAggregateTag in the last.  The last byte tells the three apart.
 
 #ifndef EPHPM_CORE_VALUE_BUF_H_
 #define EPHPM_CORE_VALUE_BUF_H_
@@ -27,6 +33,10 @@
 #include "aggregates.h"  // MallocChunk
 
 namespace ephpm {
+
+// Frees the aggregate a tagged pointer names (shard_ops.cc, beside
+// shard.h's Aggregate, which makes such pointers).
+void DeleteAggregate(uintptr_t bits) noexcept;
 
 class alignas(8) ValueBuf {
  public:
@@ -54,32 +64,55 @@ class alignas(8) ValueBuf {
   }
   ~ValueBuf() { Free(); }
 
-  bool is_inline() const { return Tag() >= kInlineTag; }
-  size_t size() const { return is_inline() ? Tag() & kSizeMask : Count(kSizeAt); }
-  // The bytes the held buffer takes without reallocating: kInline inline.
-  size_t capacity() const { return is_inline() ? kInline : Count(kCapacityAt); }
+  // Where the bytes are: in a buffer of their own, or in the object.  An
+  // aggregate is neither (and has no bytes).
+  bool is_heap() const { return Tag() < kInlineTag; }
+  bool is_inline() const { return (Tag() & ~kSizeMask) == kInlineTag; }
+  size_t size() const { return is_heap() ? Count(kSizeAt) : Tag() & kSizeMask; }
+  // The bytes the held buffer takes without reallocating: kInline inline,
+  // none for an aggregate.
+  size_t capacity() const {
+    return is_heap() ? Count(kCapacityAt) : is_inline() ? kInline : 0;
+  }
   bool empty() const { return size() == 0; }
-  const char* data() const { return is_inline() ? buf_ : HeapPtr(); }
+  const char* data() const { return is_heap() ? HeapPtr() : buf_; }
   std::string_view view() const { return std::string_view(data(), size()); }
   operator std::string_view() const { return view(); }  // NOLINT: a value is its bytes
 
-  // Replaces the bytes with v, which must fit: v.size() <= capacity().
-  // Allocates nothing; v may view these very bytes.
+  // Replaces the bytes with v, which must fit: v.size() <= capacity(), and
+  // no aggregate held.  Allocates nothing; v may view these very bytes.
   void Overwrite(std::string_view v) {
-    if (is_inline()) {
-      if (!v.empty()) std::memmove(buf_, v.data(), v.size());
-      SetInline(v.size());
+    if (is_heap()) {
+      if (!v.empty()) std::memmove(HeapPtr(), v.data(), v.size());
+      SetCount(kSizeAt, v.size());
       return;
     }
-    if (!v.empty()) std::memmove(HeapPtr(), v.data(), v.size());
-    SetCount(kSizeAt, v.size());
+    if (!v.empty()) std::memmove(buf_, v.data(), v.size());
+    SetInline(v.size());
   }
-  // Frees the buffer: empty and inline.
+  // Frees what is held: empty and inline.
   void reset() noexcept { Free(); }
 
+  // The aggregate's tagged pointer (never 0), freed by DeleteAggregate
+  // when replaced or destroyed; what was held before is freed first.
+  void HoldAggregate(uintptr_t bits) noexcept {
+    Free();
+    std::memcpy(buf_, &bits, sizeof(bits));
+    buf_[sizeof(buf_) - 1] = static_cast<char>(kAggregateTag);
+  }
+  // The aggregate's tagged pointer, 0 when none is held.
+  uintptr_t aggregate_bits() const {
+    if (Tag() != kAggregateTag) return 0;
+    uintptr_t bits;
+    std::memcpy(&bits, buf_, sizeof(bits));
+    return bits;
+  }
+
  private:
-  static constexpr uint8_t kInlineTag = 0xC0;
+  static constexpr uint8_t kInlineTag = 0xC0;  // | the size
   static constexpr uint8_t kSizeMask = 0x0F;
+  static constexpr uint8_t kAggregateTag = 0xE0;
+  static_assert((kMaxSize >> 24) < kInlineTag, "a heap capacity's top byte is below the tags");
   static constexpr size_t kSizeAt = sizeof(char*);
   static constexpr size_t kCapacityAt = sizeof(char*) + sizeof(uint32_t);
 
@@ -114,7 +147,11 @@ class alignas(8) ValueBuf {
     SetCount(kCapacityAt, v.size());  // <= 2^31: the last byte is at most 0x80
   }
   void Free() noexcept {
-    if (!is_inline()) ::operator delete(HeapPtr());
+    if (is_heap()) {
+      ::operator delete(HeapPtr());
+    } else if (Tag() == kAggregateTag) {
+      DeleteAggregate(aggregate_bits());
+    }
     SetInline(0);
   }
 

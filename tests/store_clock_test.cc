@@ -9,6 +9,7 @@
 
 #include "ephpm/clock.h"
 #include "ephpm/store.h"
+#include "shard.h"
 #include "test_util.h"
 
 using ephpm::Status;
@@ -136,18 +137,35 @@ TEST_CASE("a lagging cheap clock never makes an access time negative or an entry
   o.eviction = ephpm::EvictionPolicy::kAllKeysLru;
   auto s = MakeStore(o, &clock);
   REQUIRE(s->Set("k", "v") == Status::kOk);
+  // The access time keeps whole seconds (Entry's AccessTime), so the lag
+  // shows as a second at most when it straddles one.
   ephpm::Store::ObjectShape shape;
   REQUIRE(s->Object("k", &shape) == Status::kOk);
   CHECK(shape.idle_ms >= 0);
-  CHECK(shape.idle_ms <= 4);
+  CHECK(shape.idle_ms <= 1000);
   clock.now += 1000;
   REQUIRE(s->Object("k", &shape) == Status::kOk);
   CHECK(shape.idle_ms >= 1000);
-  CHECK(shape.idle_ms <= 1004);
+  CHECK(shape.idle_ms <= 2000);
   std::string v;
   REQUIRE(s->Get("k", &v) == Status::kOk);  // an access under LRU
   REQUIRE(s->Object("k", &shape) == Status::kOk);
-  CHECK(shape.idle_ms <= 4);
+  CHECK(shape.idle_ms <= 1000);
+}
+
+TEST_CASE("the access time keeps whole seconds, from the epoch's to 2106's", "[store][clock]") {
+  ephpm::AccessTime t;
+  t.store(1'700'000'123'456, std::memory_order_relaxed);
+  CHECK(t.load(std::memory_order_relaxed) == 1'700'000'123'000);
+  CHECK(t.IdleMs(1'700'000'123'999) == 0);
+  CHECK(t.IdleMs(1'700'000'124'000) == 1000);
+  CHECK(t.IdleMs(1'700'000'000'000) == 0);  // a clock behind the access: never negative
+  // 32 bits of seconds: no wrap before 2106; beyond, and before 1970, clamped.
+  t.store(int64_t{UINT32_MAX} * 1000 + 5000, std::memory_order_relaxed);
+  CHECK(t.load(std::memory_order_relaxed) == int64_t{UINT32_MAX} * 1000);
+  t.store(-5000, std::memory_order_relaxed);
+  CHECK(t.load(std::memory_order_relaxed) == 0);
+  CHECK(t.IdleMs(4'102'444'800'000) == 4'102'444'800'000);  // 2100-01-01, from 0
 }
 
 TEST_CASE("the wall clock's cheap reading trails its precise one", "[clock]") {

@@ -263,11 +263,11 @@ TEST_CASE("allkeys-lru evicts the least recently used sampled key", "[store][mem
   auto s = MakeStore(o, &clock);
   for (int i = 0; i < 10; ++i) {
     REQUIRE(s->Set("k" + std::to_string(i), std::string(100, 'v')) == Status::kOk);
-    clock.Advance(1);
+    clock.Advance(1000);  // the access time keeps seconds
   }
   std::string v;
   REQUIRE(s->Get("k0", &v) == Status::kOk);  // k0 is now the most recent
-  clock.Advance(1);
+  clock.Advance(1000);  // the access time keeps seconds
   REQUIRE(s->Set("kA", std::string(100, 'n')) == Status::kOk);
   CHECK(s->Get("k0", &v) == Status::kOk);
   CHECK(s->Get("k1", &v) == Status::kNotFound);  // the least recently used
@@ -445,9 +445,9 @@ TEST_CASE("allkeys-lru evicts a set_nx key without a TTL: it is ordinary data",
   const uint64_t data = EntrySize(2, 100, false);
   auto s = MakeStore(ExactLru(data * 2), &clock);
   REQUIRE(s->SetNx("nx", std::string(100, 'n')) == SetNxOutcome::kInserted);
-  clock.Advance(1);
+  clock.Advance(1000);  // the access time keeps seconds
   REQUIRE(s->Set("d0", std::string(100, 'a')) == Status::kOk);
-  clock.Advance(1);
+  clock.Advance(1000);  // the access time keeps seconds
   REQUIRE(s->Set("d1", std::string(100, 'b')) == Status::kOk);
   std::string v;
   CHECK(s->Get("nx", &v) == Status::kNotFound);
@@ -577,9 +577,9 @@ TEST_CASE("allkeys-lru evicts a former lock once its pin is dropped",
   REQUIRE(s->SetNx("l0", kToken, 30000) == SetNxOutcome::kInserted);
   bool b = false;
   REQUIRE(s->Persist("l0", &b) == Status::kOk);
-  clock.Advance(1);
+  clock.Advance(1000);  // the access time keeps seconds
   REQUIRE(s->Set("d0", std::string(30, 'a')) == Status::kOk);
-  clock.Advance(1);
+  clock.Advance(1000);  // the access time keeps seconds
   REQUIRE(s->Set("d1", std::string(30, 'b')) == Status::kOk);
   std::string v;
   CHECK(s->Get("l0", &v) == Status::kNotFound);  // the least recently used
