@@ -541,7 +541,6 @@ struct Prepared {
   // frees nothing), else into a new one.  `stored` is then empty.
   std::string_view raw;
   bool deferred = false;
-  uint64_t original_size = 0;
   bool compressed = false;
   bool ephemeral = false;  // see Entry::ephemeral
   uint64_t fence = 0;      // see Entry::fence

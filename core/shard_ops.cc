@@ -17,7 +17,6 @@ void DeleteAggregate(uintptr_t bits) noexcept {
 
 Prepared Store::Impl::Prepare(std::string_view value) const {
   Prepared p;
-  p.original_size = value.size();
   if (options_.compression == Compression::kZstd &&
       value.size() >= options_.compression_threshold &&
       ZstdCompressIfSmaller(value, options_.compression_level, &p.stored)) {

@@ -727,7 +727,6 @@ class Store::Impl {
                             value.size() >= options_.compression_threshold;
     if (compresses || value.size() > kDeferredCopyMax) return Prepare(value);
     Prepared p;
-    p.original_size = value.size();
     p.raw = value;
     p.deferred = true;
     return p;

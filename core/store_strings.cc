@@ -132,7 +132,6 @@ Status Store::Impl::IncrByLocal(std::string_view key, int64_t delta, int64_t* re
     char text[24];
     const auto done = std::to_chars(text, text + sizeof(text), next);  // fits: 20 at most
     p.stored = ValueBuf(std::string_view(text, static_cast<size_t>(done.ptr - text)));
-    p.original_size = p.stored.size();
     const Status put = PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, changed);
     if (put == Status::kOk) *result = next;
     return put;
@@ -515,7 +514,6 @@ Status Store::Impl::IncrByFloat(std::string_view key, long double delta, std::st
     Prepared p;
     *result = FormatLongDouble(next);
     p.stored = ValueBuf(*result);
-    p.original_size = p.stored.size();
     return PutLocked(s, it, hk, &p, expires_at, pinned, now, shortfall, changed);
   });
 }
