@@ -121,13 +121,14 @@ bool EntryFromMutation(const Mutation& m, Entry* fresh) {
     fresh->mem_size = entry_mem(m.key.size(), elements, fresh->expires_at != 0);
     return true;
   }
-  // No value this store accepts is longer (Entry keeps the length in 32 bits).
+  // No value this store accepts is longer (ValueBuf keeps the length in 32
+  // bits), and the size a compressed value reads back is its frame's
+  // (Entry::OriginalSize): refused before anything is copied.
   const uint64_t original = m.compressed ? m.original_size : m.value.size();
   if (original > kMaxValueSizeLimit) return false;
+  if (m.compressed && ZstdContentSize(m.value) != m.original_size) return false;
   fresh->value = ValueBuf(m.value);  // exactly its length, as accounted
   fresh->compressed = m.compressed;
-  // The size a compressed value reads back is its frame's (Entry::OriginalSize).
-  if (m.compressed && ZstdContentSize(m.value) != m.original_size) return false;
   fresh->mem_size = EntryMem(m.key.size(), fresh->value.size(), fresh->expires_at != 0);
   // A lock stays pinned wherever it is held: should this node become the
   // owner (or the one that loaded it), it must not have evicted it.

@@ -47,7 +47,7 @@ Status Store::Impl::PutLocked(Shard& s, Map::iterator it, const HashedKey& hk, P
     fresh.value = std::move(p->stored);
   } else if (!in_place && it == s.map.end() && FitsBuffer(s.spare_value, p->raw.size())) {
     fresh.value = std::move(s.spare_value);
-    CopyIntoBuffer(&fresh.value, p->raw);  // fits: no allocation
+    fresh.value.Overwrite(p->raw);  // fits (FitsBuffer): no allocation
   } else if (!in_place) {
     try {
       fresh.value = ValueBuf(p->raw);  // exactly its length, as accounted
@@ -145,7 +145,7 @@ void Store::Impl::FillLocked(Shard& s, Map::iterator it, bool existed, Entry* fr
     }
   }
   if (in_place != nullptr) {
-    CopyIntoBuffer(&e.value, *in_place);  // fits: FitsInPlace
+    e.value.Overwrite(*in_place);  // fits (FitsInPlace): no allocation
   } else {
     e.value = std::move(from->value);
   }

@@ -983,8 +983,6 @@ class Store::Impl {
   static bool FitsInPlace(const Entry& e, size_t len) {
     return e.type == ValueType::kString && !e.compressed && FitsBuffer(e.value, len);
   }
-  // Writes `v` into `buffer`, which FitsBuffer: no allocation.
-  static void CopyIntoBuffer(ValueBuf* buffer, std::string_view v) { buffer->Overwrite(v); }
   // Whether `buffer` is the very malloc chunk a value of len bytes gets.
   static bool FitsBuffer(const ValueBuf& buffer, size_t len) {
     return len > ValueBuf::kInline && buffer.is_heap() && len <= buffer.capacity() &&

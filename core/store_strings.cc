@@ -75,14 +75,15 @@ Status Store::Impl::GetIntoBuffer(std::string_view key, char* buf, size_t capaci
     } else {
       const Entry& e = it->second;
       if (e.type != ValueType::kString) return Status::kWrongType;
-      *length = e.OriginalSize();
+      const uint64_t size = e.OriginalSize();
+      *length = size;
       // Measured only: the caller asks again with room, and that read
       // counts as the hit.
-      if (e.OriginalSize() > capacity) return Status::kOk;
+      if (size > capacity) return Status::kOk;
       counters_.Hit();
       if (lru()) e.last_access.store(now, std::memory_order_relaxed);
       if (!e.compressed) {
-        if (e.OriginalSize() != 0) std::memcpy(buf, e.value.data(), e.OriginalSize());
+        if (size != 0) std::memcpy(buf, e.value.data(), size);
         return Status::kOk;
       }
       frame = e.value;
@@ -586,24 +587,26 @@ Status Store::Impl::MSetLocked(const std::vector<HashedKey>& keys, std::vector<P
 }
 
 bool Store::Impl::ReadSmallLocked(const Entry& e, size_t max, std::string* out) {
-  if (e.OriginalSize() > max) return false;
+  const uint64_t size = e.OriginalSize();
+  if (size > max) return false;
   if (!e.compressed) {
     out->assign(e.value);
     return true;
   }
-  out->resize(e.OriginalSize());
+  out->resize(size);
   return ZstdDecompress(e.value, out->data(), out->size());
 }
 
 bool Store::Impl::ReadInt64Locked(const Entry& e, int64_t* out) {
-  if (e.OriginalSize() > 20) return false;
+  const uint64_t size = e.OriginalSize();
+  if (size > 20) return false;
   char text[20];
   if (e.compressed) {
-    if (!ZstdDecompress(e.value, text, e.OriginalSize())) return false;
+    if (!ZstdDecompress(e.value, text, size)) return false;
   } else {
-    std::memcpy(text, e.value.data(), e.OriginalSize());
+    std::memcpy(text, e.value.data(), size);
   }
-  return ParseInt64(std::string_view(text, e.OriginalSize()), out);
+  return ParseInt64(std::string_view(text, size), out);
 }
 
 // --- conditional writes of Redis 8.4 ----------------------------------------

@@ -1,7 +1,8 @@
 // A string value's bytes as an entry keeps them (Entry::value, a shard's
 // spare buffer, a value prepared for a put): 16 bytes where a std::string
-// takes 32, so that the map's node (the Key object and the Entry) is a
-// 128 B malloc chunk where it was 144: 16 B less per key.
+// takes 32, which with the aggregate's pointer kept in these same bytes
+// (below) makes the map's node (the Key object and the Entry) a 112 B malloc
+// chunk where it was 144 (shard.h's Entry).
 //
 // Up to kInline (15) bytes are held in the object itself, as libstdc++'s
 // string does, so a counter or a flag costs no allocation.  A longer value is
